@@ -1,0 +1,68 @@
+# renard: the quick start is `make bench`, `make test`, `make run` (see README.md).
+# Every target installs what it needs first (scripts/deps: apt as root, else it names the packages).
+
+VENV    := .venv
+ARENA   := $(VENV)/bin/arena
+PYTEST  := $(VENV)/bin/pytest
+RENARD  := servers/rust/target/release/renard
+# The conformance runner starts the flagship itself; short timeouts keep the slow cases short.
+RENARD_TEST_CMD := $(RENARD) --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3
+
+.PHONY: all deps setup build test test-rust test-spec test-conformance test-arena verify bench bench-quick report run clean
+
+all: build
+
+deps:
+	@scripts/deps test
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: arena/pyproject.toml
+	@scripts/deps test
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e './arena[test]'
+	@touch $@
+
+build: setup
+	$(ARENA) build
+
+$(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rust/Cargo.lock
+	@scripts/deps run
+	cd servers/rust && cargo build --release --locked
+
+## test: every language's own tests, then the conformance runner against every implementation
+test: deps setup test-rust test-spec test-conformance test-arena verify
+
+test-rust:
+	cd servers/rust && cargo test --locked
+
+test-spec: setup
+	$(PYTEST) -q spec/runner -m 'not conformance'
+
+test-conformance: setup $(RENARD)
+	$(PYTEST) -q spec/runner -m conformance --renard-cmd '$(RENARD_TEST_CMD)'
+
+test-arena: setup
+	$(PYTEST) -q arena/tests
+
+verify: build
+	$(ARENA) verify
+
+## bench: the contest (build, verify, benchmark every available entry, write the reports)
+bench: setup
+	@scripts/deps bench
+	$(ARENA) bench
+
+bench-quick: setup
+	$(ARENA) bench --quick
+
+report: setup
+	$(ARENA) report latest
+
+## run: the flagship on its defaults (pass flags with ARGS="--count 5")
+run: $(RENARD)
+	$(RENARD) $(ARGS)
+
+clean:
+	rm -rf $(VENV) servers/rust/target peers/java-seed/build
