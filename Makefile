@@ -8,7 +8,7 @@ RENARD  := servers/rust/target/release/renard
 # The conformance runner starts the flagship itself; short timeouts keep the slow cases short.
 RENARD_TEST_CMD := $(RENARD) --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3
 
-.PHONY: all deps setup build test test-rust test-spec test-conformance test-arena test-deploy verify bench bench-quick report run clean
+.PHONY: all deps setup build test test-rust test-spec test-arena test-deploy verify bench bench-quick report run clean
 
 all: build
 
@@ -32,16 +32,14 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 	cd servers/rust && cargo build --release --locked
 
 ## test: every language's own tests, then the conformance runner against every implementation
-test: deps setup test-rust test-spec test-conformance test-arena test-deploy verify
+test: deps setup test-rust test-spec test-arena test-deploy verify
 
 test-rust:
 	cd servers/rust && cargo test --locked
 
-test-spec: setup
-	$(PYTEST) -q spec/runner -m 'not conformance'
-
-test-conformance: setup $(RENARD)
-	$(PYTEST) -q spec/runner -m conformance --renard-cmd '$(RENARD_TEST_CMD)'
+# The runner's own tests, then every vector against the flagship (the runner starts it).
+test-spec: setup $(RENARD)
+	$(PYTEST) -q spec/runner --renard-cmd '$(RENARD_TEST_CMD)'
 
 test-arena: setup
 	$(PYTEST) -q arena/tests
