@@ -1,0 +1,101 @@
+//! renard: answers `GET /` with a 302 to a random avatar (spec/SPEC.md).
+//!
+//! `main` reads as the story: configuration, listeners, signal pipes, one event loop per
+//! thread (thread 0 is the main thread), exit 0 once every loop has shut down.
+
+mod config;
+mod conn;
+mod request;
+mod response;
+mod seed;
+mod server;
+
+use std::process::exit;
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+
+fn main() {
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let config = match config::parse(std::env::args_os().skip(1), |name| std::env::var_os(name), cpus) {
+        Ok(config::Command::Serve(config)) => config,
+        Ok(config::Command::Help) => {
+            print!("{}", config::USAGE);
+            exit(0);
+        }
+        Ok(config::Command::Version) => {
+            println!("renard {}", env!("CARGO_PKG_VERSION"));
+            exit(0);
+        }
+        Err(line) => {
+            eprintln!("{line}");
+            exit(2);
+        }
+    };
+    raise_descriptor_limit();
+
+    // One SO_REUSEPORT listener per thread, all on the port the first one got.
+    let cannot_bind = |e: std::io::Error| -> ! {
+        eprintln!("renard: --listen: cannot bind {}: {e}", config.listen);
+        exit(1);
+    };
+    let first = server::bind(config.listen).unwrap_or_else(|e| cannot_bind(e));
+    let addr = first.local_addr().unwrap_or_else(|e| cannot_bind(e));
+    let mut listeners = vec![first];
+    for _ in 1..config.threads {
+        listeners.push(server::bind(addr).unwrap_or_else(|e| cannot_bind(e)));
+    }
+
+    // SIGTERM/SIGINT write a byte to one pipe per thread (self-pipe, via signal-hook).
+    let mut signal_readers = Vec::with_capacity(config.threads);
+    for _ in 0..config.threads {
+        let (reader, writer) = std::os::unix::net::UnixStream::pair().unwrap_or_else(|e| fatal("signal pipe", e));
+        reader.set_nonblocking(true).unwrap_or_else(|e| fatal("signal pipe", e));
+        for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+            let writer = writer.try_clone().unwrap_or_else(|e| fatal("signal pipe", e));
+            signal_hook::low_level::pipe::register(signal, writer).unwrap_or_else(|e| fatal("signal handler", e));
+        }
+        signal_readers.push(mio::net::UnixStream::from_std(reader));
+    }
+
+    let shared = Arc::new(server::Shared {
+        redirects: Arc::new(response::Redirects::new(&config.location, config.count)),
+        config,
+        open: AtomicUsize::new(0),
+    });
+    eprintln!("listening on http://{addr}");
+
+    let mut loops = listeners.into_iter().zip(signal_readers);
+    let (main_listener, main_signal) = loops.next().expect("at least one thread");
+    let workers: Vec<_> = loops
+        .map(|(listener, signal)| {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || server::run(&shared, listener, signal))
+                .unwrap_or_else(|e| fatal("thread", e))
+        })
+        .collect();
+    let mut failed = server::run(&shared, main_listener, main_signal).is_err();
+    for worker in workers {
+        failed |= !matches!(worker.join(), Ok(Ok(())));
+    }
+    exit(i32::from(failed));
+}
+
+/// One line on stderr, exit 1: a resource the server needs could not be had.
+fn fatal(what: &str, e: impl std::fmt::Display) -> ! {
+    eprintln!("renard: {what}: {e}");
+    exit(1);
+}
+
+/// Lift the soft descriptor limit to the hard one, so that --max-connections can be met.
+fn raise_descriptor_limit() {
+    // SAFETY: getrlimit/setrlimit only read/write the struct passed by pointer.
+    unsafe {
+        let mut limit = std::mem::zeroed::<libc::rlimit>();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Response bytes (SPEC §4). Every part that does not change is rendered once: the 302
+//! status and `Location` line per k when N is small (else template pieces + itoa), the
+//! fixed fields of every other status, and the `Date` line once per second.
+
+use crate::request::Reject;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Most k whose 302 head is rendered ahead of time (above this, template pieces + itoa).
+const PRERENDER_MAX_COUNT: u32 = 256;
+/// Most octets spent on prerendered 302 heads.
+const PRERENDER_MAX_BYTES: usize = 64 * 1024;
+
+/// The `Connection` field a response carries (SPEC §4, §7).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Persistence {
+    /// HTTP/1.1 kept open: no field.
+    KeepOpen,
+    /// HTTP/1.0 kept open: `Connection: keep-alive`.
+    KeepAlive,
+    /// The server closes after this response: `Connection: close`.
+    Close,
+}
+
+/// What to answer, before the connection's decision about persistence.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// 302 to k (1..=N); `seeded` selects the cache policy.
+    Redirect { k: u32, seeded: bool },
+    /// 200 `ok\n`.
+    Health,
+    /// 404.
+    NotFound,
+    /// 405 with `Allow`.
+    MethodNotAllowed,
+    /// 400, 408, 414, 431, 501 or 505.
+    Refused(Reject),
+}
+
+/// The 302 heads (status line + `Location` line), rendered per k or from pieces.
+pub struct Redirects {
+    /// Concatenated `HTTP/1.1 302 Found\r\nLocation: …\r\n` for k = 1..=N, when N is small.
+    prerendered: Vec<u8>,
+    /// `ends[k-1]` is where k's head ends in `prerendered`.
+    ends: Vec<usize>,
+    /// The template split at each `{n}` (one more piece than placeholders).
+    pieces: Vec<Vec<u8>>,
+}
+
+const REDIRECT_START: &[u8] = b"HTTP/1.1 302 Found\r\nLocation: ";
+
+impl Redirects {
+    /// Render the heads for `count` values of k into `template` (which holds `{n}`).
+    pub fn new(template: &[u8], count: u32) -> Self {
+        let pieces = split_template(template);
+        let mut redirects = Redirects { prerendered: Vec::new(), ends: Vec::new(), pieces };
+        let per_k = REDIRECT_START.len() + template.len() + 2 * 7;
+        if count <= PRERENDER_MAX_COUNT && per_k * count as usize <= PRERENDER_MAX_BYTES {
+            let mut all = Vec::new();
+            let mut ends = Vec::with_capacity(count as usize);
+            for k in 1..=count {
+                redirects.render_head(&mut all, k);
+                ends.push(all.len());
+            }
+            redirects.prerendered = all;
+            redirects.ends = ends;
+        }
+        redirects
+    }
+
+    /// The longest response any status can produce, in octets.
+    pub fn max_response_len(&self) -> usize {
+        let placeholders = self.pieces.len() - 1;
+        let template: usize = self.pieces.iter().map(Vec::len).sum();
+        // Seven digits for k <= 1 000 000; 192 covers every other line of any response.
+        REDIRECT_START.len() + template + 7 * placeholders + 2 + 192
+    }
+
+    /// Append the status line and `Location` line for k.
+    #[inline]
+    pub fn write_head(&self, out: &mut Vec<u8>, k: u32) {
+        match self.ends.get(k as usize - 1) {
+            Some(&end) => {
+                let start = if k == 1 { 0 } else { self.ends[k as usize - 2] };
+                out.extend_from_slice(&self.prerendered[start..end]);
+            }
+            None => self.render_head(out, k),
+        }
+    }
+
+    fn render_head(&self, out: &mut Vec<u8>, k: u32) {
+        out.extend_from_slice(REDIRECT_START);
+        let mut digits = itoa::Buffer::new();
+        let k = digits.format(k).as_bytes();
+        let (last, placeholders) = self.pieces.split_last().expect("at least one piece");
+        for piece in placeholders {
+            out.extend_from_slice(piece);
+            out.extend_from_slice(k);
+        }
+        out.extend_from_slice(last);
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
+/// `template` split at each `{n}`.
+fn split_template(template: &[u8]) -> Vec<Vec<u8>> {
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    while let Some(at) = rest.windows(3).position(|w| w == b"{n}") {
+        pieces.push(rest[..at].to_vec());
+        rest = &rest[at + 3..];
+    }
+    pieces.push(rest.to_vec());
+    pieces
+}
+
+/// The `Date` line, re-rendered when the second changes (per thread).
+pub struct DateLine {
+    /// Seconds since the epoch that `line` shows.
+    second: u64,
+    /// `Date: <IMF-fixdate>\r\n`.
+    line: [u8; DATE_LINE_LEN],
+}
+
+const DATE_LINE_LEN: usize = 6 + 29 + 2;
+
+impl DateLine {
+    /// A line showing `now`.
+    pub fn new(now: SystemTime) -> Self {
+        let mut date = DateLine { second: u64::MAX, line: [0; DATE_LINE_LEN] };
+        date.update(now);
+        date
+    }
+
+    /// Show `now`; renders only when the second changed.
+    #[inline]
+    pub fn update(&mut self, now: SystemTime) {
+        let second = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        if second != self.second {
+            self.second = second;
+            let text = httpdate::fmt_http_date(now);
+            self.line[..6].copy_from_slice(b"Date: ");
+            self.line[6..35].copy_from_slice(&text.as_bytes()[..29]);
+            self.line[35..].copy_from_slice(b"\r\n");
+        }
+    }
+
+    /// The bytes of the line, CRLF included.
+    pub fn bytes(&self) -> &[u8] {
+        &self.line
+    }
+}
+
+/// Append the whole response for `status` to `out`. `head_method`: a HEAD request (no
+/// body). `redirects` renders 302 heads; `date` is the current Date line.
+pub fn write(
+    out: &mut Vec<u8>,
+    status: Status,
+    head_method: bool,
+    persistence: Persistence,
+    redirects: &Redirects,
+    date: &DateLine,
+) {
+    let mut body: &[u8] = b"";
+    match status {
+        Status::Redirect { k, seeded } => {
+            redirects.write_head(out, k);
+            out.extend_from_slice(if seeded {
+                b"Cache-Control: public, max-age=86400\r\n"
+            } else {
+                b"Cache-Control: no-store\r\n"
+            });
+        }
+        Status::Health => {
+            out.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\n");
+            body = b"ok\n";
+        }
+        Status::NotFound => out.extend_from_slice(b"HTTP/1.1 404 Not Found\r\n"),
+        Status::MethodNotAllowed => {
+            out.extend_from_slice(b"HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\n")
+        }
+        Status::Refused(reject) => out.extend_from_slice(match reject {
+            Reject::BadRequest => b"HTTP/1.1 400 Bad Request\r\n",
+            Reject::Timeout => b"HTTP/1.1 408 Request Timeout\r\n",
+            Reject::UriTooLong => b"HTTP/1.1 414 URI Too Long\r\n",
+            Reject::FieldsTooLarge => b"HTTP/1.1 431 Request Header Fields Too Large\r\n",
+            Reject::NotImplemented => b"HTTP/1.1 501 Not Implemented\r\n",
+            Reject::VersionNotSupported => b"HTTP/1.1 505 HTTP Version Not Supported\r\n",
+        }),
+    }
+    out.extend_from_slice(date.bytes());
+    let tail: &[u8] = match (body.is_empty(), persistence) {
+        (true, Persistence::KeepOpen) => b"Content-Length: 0\r\n\r\n",
+        (true, Persistence::KeepAlive) => b"Content-Length: 0\r\nConnection: keep-alive\r\n\r\n",
+        (true, Persistence::Close) => b"Content-Length: 0\r\nConnection: close\r\n\r\n",
+        (false, Persistence::KeepOpen) => b"Content-Length: 3\r\n\r\n",
+        (false, Persistence::KeepAlive) => b"Content-Length: 3\r\nConnection: keep-alive\r\n\r\n",
+        (false, Persistence::Close) => b"Content-Length: 3\r\nConnection: close\r\n\r\n",
+    };
+    out.extend_from_slice(tail);
+    if !head_method {
+        out.extend_from_slice(body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const TEMPLATE: &[u8] = b"https://avatar.example.org/Renard-{n}.png";
+
+    /// 2026-11-22 00:00:00 UTC.
+    fn midnight() -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(1_795_305_600)
+    }
+
+    fn render(status: Status, head: bool, persistence: Persistence, count: u32) -> String {
+        let mut out = Vec::new();
+        write(&mut out, status, head, persistence, &Redirects::new(TEMPLATE, count), &DateLine::new(midnight()));
+        String::from_utf8(out).unwrap()
+    }
+
+    const DATE: &str = "Date: Sun, 22 Nov 2026 00:00:00 GMT\r\n";
+
+    #[test]
+    fn redirect_is_byte_exact() {
+        assert_eq!(
+            render(Status::Redirect { k: 7, seeded: false }, false, Persistence::KeepOpen, 21),
+            format!("HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-7.png\r\nCache-Control: no-store\r\n{DATE}Content-Length: 0\r\n\r\n")
+        );
+    }
+
+    #[test]
+    fn seeded_redirect_is_cacheable() {
+        assert!(render(Status::Redirect { k: 1, seeded: true }, false, Persistence::KeepOpen, 21)
+            .contains("\r\nCache-Control: public, max-age=86400\r\nDate: "));
+    }
+
+    #[test]
+    fn large_count_renders_from_pieces_like_prerendered() {
+        let status = Status::Redirect { k: 21, seeded: false };
+        assert_eq!(render(status, false, Persistence::KeepOpen, 1_000_000), render(status, false, Persistence::KeepOpen, 21));
+    }
+
+    #[test]
+    fn every_placeholder_is_replaced() {
+        let mut out = Vec::new();
+        Redirects::new(b"/{n}/{n}x{n}", 5).write_head(&mut out, 5);
+        assert_eq!(out, b"HTTP/1.1 302 Found\r\nLocation: /5/5x5\r\n");
+    }
+
+    #[test]
+    fn last_k_of_million_is_rendered() {
+        let mut out = Vec::new();
+        Redirects::new(b"{n}", 1_000_000).write_head(&mut out, 1_000_000);
+        assert_eq!(out, b"HTTP/1.1 302 Found\r\nLocation: 1000000\r\n");
+    }
+
+    #[test]
+    fn health_has_type_cache_and_body() {
+        assert_eq!(
+            render(Status::Health, false, Persistence::KeepOpen, 21),
+            format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\n{DATE}Content-Length: 3\r\n\r\nok\n")
+        );
+    }
+
+    #[test]
+    fn head_health_keeps_length_drops_body() {
+        assert!(render(Status::Health, true, Persistence::KeepOpen, 21).ends_with("Content-Length: 3\r\n\r\n"));
+    }
+
+    #[test]
+    fn method_not_allowed_carries_allow() {
+        assert_eq!(
+            render(Status::MethodNotAllowed, false, Persistence::KeepOpen, 21),
+            format!("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\n{DATE}Content-Length: 0\r\n\r\n")
+        );
+    }
+
+    #[test]
+    fn refusal_closes() {
+        assert_eq!(
+            render(Status::Refused(Reject::FieldsTooLarge), false, Persistence::Close, 21),
+            format!("HTTP/1.1 431 Request Header Fields Too Large\r\n{DATE}Content-Length: 0\r\nConnection: close\r\n\r\n")
+        );
+    }
+
+    #[test]
+    fn http10_keep_alive_is_announced() {
+        assert!(render(Status::NotFound, false, Persistence::KeepAlive, 21).ends_with("Content-Length: 0\r\nConnection: keep-alive\r\n\r\n"));
+    }
+
+    #[test]
+    fn date_line_changes_only_with_the_second() {
+        let mut date = DateLine::new(midnight());
+        date.update(midnight() + Duration::from_millis(999));
+        assert_eq!(date.bytes(), DATE.as_bytes());
+        date.update(midnight() + Duration::from_secs(1));
+        assert_eq!(date.bytes(), b"Date: Sun, 22 Nov 2026 00:00:01 GMT\r\n");
+    }
+}
