@@ -304,8 +304,8 @@ fn interpret(req: &httparse::Request) -> Result<Request, Reject> {
             expect_continue = value.eq_ignore_ascii_case(b"100-continue");
         }
     }
-    // Rule 7.
-    if !http10 && host_lines != 1 {
+    // Rule 7: exactly one Host on HTTP/1.1, at most one on HTTP/1.0.
+    if host_lines > 1 || (!http10 && host_lines == 0) {
         return Err(Reject::BadRequest);
     }
     // Rule 8.
@@ -368,7 +368,8 @@ fn check_transfer_codings(value: &[u8]) -> Result<(), Reject> {
 }
 
 /// The path and the `path?query` part of an origin-form or absolute-form target
-/// (SPEC §2); any other form is 400. An absolute-form target with no path has the path "".
+/// (SPEC §2); any other form is 400. An absolute-form target with no path has the path
+/// "/" (RFC 9110 §4.2.3).
 fn split_target(target: &[u8]) -> Result<(&[u8], &[u8]), Reject> {
     let path_and_query = if target.first() == Some(&b'/') {
         target
@@ -384,7 +385,11 @@ fn split_target(target: &[u8]) -> Result<(&[u8], &[u8]), Reject> {
         &after_scheme[authority_end..]
     };
     let path_end = path_and_query.iter().position(|&b| b == b'?').unwrap_or(path_and_query.len());
-    Ok((&path_and_query[..path_end], path_and_query))
+    let path = match &path_and_query[..path_end] {
+        b"" => b"/".as_slice(),
+        path => path,
+    };
+    Ok((path, path_and_query))
 }
 
 fn strip_prefix_ignore_case<'a>(s: &'a [u8], prefix: &[u8]) -> Option<&'a [u8]> {

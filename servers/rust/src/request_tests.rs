@@ -68,6 +68,8 @@ cases! {
     healthz_with_query_is_ok: "GET /healthz?x HTTP/1.1\r\nHost: a\r\n\r\n" => 200;
     absolute_form_root_redirects: "GET http://a/ HTTP/1.1\r\nHost: a\r\n\r\n" => 302;
     absolute_form_scheme_is_case_insensitive: "GET HTTP://a/healthz HTTP/1.1\r\nHost: a\r\n\r\n" => 200;
+    absolute_form_without_path_is_root: "GET http://a HTTP/1.1\r\nHost: a\r\n\r\n" => 302;
+    absolute_form_without_path_keeps_query: "GET http://a?seed=x HTTP/1.1\r\nHost: a\r\n\r\n" => 302;
     absolute_form_other_path_is_404: "GET http://a/x HTTP/1.1\r\nHost: a\r\n\r\n" => 404;
     asterisk_form_is_400: "GET * HTTP/1.1\r\nHost: a\r\n\r\n" => 400;
     authority_form_is_400: "GET a:80 HTTP/1.1\r\nHost: a\r\n\r\n" => 400;
@@ -138,6 +140,8 @@ cases! {
     host_with_letters_in_port_is_400: "GET / HTTP/1.1\r\nHost: a:8x\r\n\r\n" => 400;
     host_with_userinfo_is_400: "GET / HTTP/1.1\r\nHost: u@a\r\n\r\n" => 400;
     unclosed_ip_literal_is_400: "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n" => 400;
+    http10_with_two_hosts_is_400: "GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n" => 400;
+    host_with_empty_port_is_served: "GET / HTTP/1.1\r\nHost: a:\r\n\r\n" => 302;
     http10_without_host_is_served: "GET / HTTP/1.0\r\n\r\n" => 302;
     // rule 8
     content_length_is_served: "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\n" => 404;
