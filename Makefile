@@ -4,7 +4,7 @@
 VENV    := .venv
 ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
-RENARD  := servers/rust/target/release/renard
+RENARD  := servers/rust/bin/renard
 # The conformance runner starts the flagship itself; short timeouts keep the slow cases short.
 RENARD_TEST_CMD := $(RENARD) --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3
 
@@ -29,7 +29,7 @@ build: setup
 
 $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rust/Cargo.lock
 	@scripts/deps run
-	cd servers/rust && cargo build --release --locked
+	servers/rust/build
 
 ## test: every language's own tests, then the conformance runner against every implementation
 test: deps setup test-rust test-spec test-arena test-deploy verify

@@ -1,6 +1,6 @@
 """Peak RSS (VmHWM) of renard with 1000 open idle connections, each after one request."""
 import os, socket, subprocess, sys, time
-cmd = sys.argv[1:] or [os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'target', 'release', 'renard'), '--listen', '127.0.0.1:0', '--threads', '1']
+cmd = sys.argv[1:] or [os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bin', 'renard'), '--listen', '127.0.0.1:0', '--threads', '1']
 p = subprocess.Popen(['taskset', '-c', '0'] + cmd, stderr=subprocess.PIPE)
 port = int(p.stderr.readline().decode().rsplit(':', 1)[1])
 def status(key):

@@ -1,6 +1,6 @@
 """A client that pipelines for 3 s and never reads: renard's memory stays bounded (SPEC 7.5), then it drops the connection after --idle-timeout."""
 import os, socket, subprocess, time
-p = subprocess.Popen([os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'target', 'release', 'renard'),'--listen','127.0.0.1:0','--threads','1','--idle-timeout','3'], stderr=subprocess.PIPE)
+p = subprocess.Popen([os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bin', 'renard'),'--listen','127.0.0.1:0','--threads','1','--idle-timeout','3'], stderr=subprocess.PIPE)
 port = int(p.stderr.readline().decode().rsplit(':',1)[1])
 def rss():
     return [l for l in open(f'/proc/{p.pid}/status') if l.startswith(('VmRSS','VmHWM'))]

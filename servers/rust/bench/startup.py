@@ -1,6 +1,6 @@
 """Time from exec to the first 302: spawn, poll-connect every 0.5 ms, GET /, read. Median of 10."""
 import os, socket, subprocess, sys, time, statistics
-binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'target', 'release', 'renard')
+binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bin', 'renard')
 times = []
 for i in range(10):
     port = 21300 + i
