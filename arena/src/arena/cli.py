@@ -1,0 +1,307 @@
+"""The `arena` command: list, run, build, verify, bench, report."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from . import bench as benchmod
+from . import results as resultsmod
+from .benchrun import run_bench
+from .build import build, needs_build
+from .entries import Entry, ManifestError, discover, select
+from .process import Launch, StartError, free_port, start
+from .ui import console, entries_table, err_console, ranked, spinner, verify_matrix
+from .verify import EntryVerdicts, verify_entry
+
+CPU_LIST_RE = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+
+
+class Failure(Exception):
+    """An error that ends the command with `Error: …` on stderr and exit status 1."""
+
+
+# --- repository and entries --------------------------------------------------------------
+
+def find_repo(explicit: Path | None) -> Path:
+    """--repo, else the checkout this package is installed from (editable), else the
+    nearest parent of the working directory that holds spec/SPEC.md."""
+    if explicit:
+        return explicit.resolve()
+    candidates = [Path(__file__).resolve().parents[3]] + [Path.cwd(), *Path.cwd().parents]
+    for c in candidates:
+        if (c / "spec" / "SPEC.md").is_file():
+            return c
+    raise Failure("cannot find the renard repository (no spec/SPEC.md above here): pass --repo")
+
+
+def load_entries(ctx: click.Context, names: tuple[str, ...]) -> list[Entry]:
+    try:
+        entries = discover(ctx.obj["repo"])
+    except ManifestError as e:
+        raise Failure(str(e)) from None
+    try:
+        return select(entries, list(names))
+    except KeyError as e:
+        known = ", ".join(x.name for x in entries)
+        raise click.BadParameter(f"unknown entry {e.args[0]!r} (known: {known})", param_hint="'ENTRY'") from None
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    m = re.fullmatch(r"\[([0-9a-fA-F:.]+)\]:(\d{1,5})|([0-9.]+):(\d{1,5})", value)
+    if not m or int(m.group(2) or m.group(4)) > 65535:
+        raise click.BadParameter(f"must be A.B.C.D:PORT or [ADDR]:PORT (got {value!r})", param_hint="'--listen'")
+    return (m.group(1) or m.group(3)), int(m.group(2) or m.group(4))
+
+
+def check_cpus(flag: str, value: str) -> str:
+    if not CPU_LIST_RE.match(value):
+        raise click.BadParameter(f"must be a CPU list such as 0 or 0-1 or 0,2 (got {value!r})", param_hint=f"'{flag}'")
+    allowed = os.sched_getaffinity(0)
+    for part in value.split(","):
+        lo, _, hi = part.partition("-")
+        for cpu in range(int(lo), int(hi or lo) + 1):
+            if cpu not in allowed:
+                raise click.BadParameter(f"CPU {cpu} is not available here (have {sorted(allowed)})", param_hint=f"'{flag}'")
+    return value
+
+
+def ensure_built(entry: Entry, log_dir: Path) -> str | None:
+    """Builds the entry when needed; returns None, or why it cannot be used."""
+    if not needs_build(entry):
+        return None
+    with spinner() as p:
+        p.add_task(f"building {entry.name}", total=None)
+        result = build(entry, log_dir)
+    if result.ok:
+        console.print(f"built {entry.name} in {result.seconds:.1f} s")
+        return None
+    err_console.print(f"[red]build of {entry.name} failed[/] ({result.failed_command}); log {result.log}:\n{result.tail()}")
+    return f"build failed: {result.failed_command} (log {result.log})"
+
+
+# --- commands ---------------------------------------------------------------------------
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--repo", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="The renard checkout (default: the one arena is installed from).")
+@click.version_option(package_name="arena")
+@click.pass_context
+def cli(ctx: click.Context, repo: Path | None):
+    """renard's benchmark harness: entries, builds, conformance, benchmarks, reports."""
+    ctx.obj = {"repo": find_repo(repo)}
+
+
+@cli.command("list")
+@click.pass_context
+def list_cmd(ctx):
+    """A table of the entries: language, kind and availability."""
+    console.print(entries_table(load_entries(ctx, ())))
+
+
+@cli.command()
+@click.argument("entry")
+@click.option("--listen", default="127.0.0.1:8080", show_default=True, help="HOST:PORT (numeric).")
+@click.option("--count", type=click.IntRange(1, 1_000_000), default=21, show_default=True)
+@click.option("--location", default="https://avatar.example.org/Renard-{n}.png", show_default=True)
+@click.option("--threads", type=click.IntRange(1, 1024), default=None, help="Default: the CPUs available.")
+@click.pass_context
+def run(ctx, entry, listen, count, location, threads):
+    """Build if needed and run ENTRY in the foreground; Ctrl-C stops it."""
+    (e,) = load_entries(ctx, (entry,))
+    if not e.available:
+        raise Failure(f"{e.name} is unavailable: {e.reason}")
+    if "{n}" not in location:
+        raise click.BadParameter("must contain {n}", param_hint="'--location'")
+    host, port = parse_listen(listen)
+    if port == 0 and e.ready == "port":
+        port = free_port(host)  # a peer cannot report the port it picked
+    problem = ensure_built(e, ctx.obj["repo"] / "results" / "logs")
+    if problem:
+        raise Failure(problem)
+    launch = Launch(host=host, port=port, count=count, location=location,
+                    threads=threads or len(os.sched_getaffinity(0)))
+    server = start(e, launch, echo=lambda line: print(line, file=sys.stderr, flush=True), inherit_stdout=True)
+    signal.signal(signal.SIGTERM, _interrupt)  # `kill arena` stops the entry like Ctrl-C
+    try:
+        server.wait_ready()
+        if e.ready == "port":
+            host_text = f"[{host}]" if ":" in host else host
+            print(f"listening on http://{host_text}:{server.port}", file=sys.stderr, flush=True)
+        status = server.proc.wait()
+    except StartError as err:
+        raise Failure(str(err)) from None
+    except KeyboardInterrupt:
+        status = server.stop()
+        print(f"arena: stopped {e.name} (exit status {status})", file=sys.stderr)
+        return
+    server.stop()
+    if status != 0:
+        raise Failure(f"{e.name} exited with status {status}")
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+@cli.command("build")
+@click.argument("entries", nargs=-1)
+@click.pass_context
+def build_cmd(ctx, entries):
+    """Build ENTRIES (default: all available); a failure does not stop the others."""
+    chosen = load_entries(ctx, entries)
+    log_dir = ctx.obj["repo"] / "results" / "logs"
+    failed = []
+    for e in chosen:
+        if not e.available:
+            console.print(f"[yellow]skip[/] {e.name}: {e.reason}")
+            continue
+        if not e.build:
+            console.print(f"[green]ok[/]   {e.name}: nothing to build")
+            continue
+        with spinner() as p:
+            p.add_task(f"building {e.name}", total=None)
+            result = build(e, log_dir)
+        if result.ok:
+            console.print(f"[green]ok[/]   {e.name}: built in {result.seconds:.1f} s")
+        else:
+            failed.append(e.name)
+            console.print(f"[red]FAIL[/] {e.name}: `{result.failed_command}` failed after {result.seconds:.1f} s; "
+                          f"log {result.log}, last lines:")
+            console.print(result.tail(), markup=False, highlight=False)
+    if failed:
+        raise Failure(f"build failed: {', '.join(failed)}")
+
+
+def run_verification(ctx, chosen: list[Entry], quick: bool, log_dir: Path) -> list:
+    """verify_entry for each available entry (built first when needed), with progress."""
+    out = []
+    for e in chosen:
+        if not e.available:
+            console.print(f"[yellow]skip[/] {e.name}: {e.reason}")
+            continue
+        problem = ensure_built(e, log_dir)
+        if problem:
+            out.append(EntryVerdicts(e, [], problem))
+            continue
+        with spinner() as p:
+            p.add_task(f"verifying {e.name}", total=None)
+            try:
+                out.append(verify_entry(ctx.obj["repo"], e, quick=quick))
+            except ImportError as err:
+                raise Failure(f"cannot import the conformance runner from spec/runner: {err}") from None
+    return out
+
+
+@cli.command("verify")
+@click.argument("entries", nargs=-1)
+@click.option("--quick", is_flag=True, help="The runner's quick statistical checks.")
+@click.pass_context
+def verify_cmd(ctx, entries, quick):
+    """Run the conformance cases against ENTRIES; exit 1 when an `ours` entry fails one."""
+    results = run_verification(ctx, load_entries(ctx, entries), quick, ctx.obj["repo"] / "results" / "logs")
+    if not results:
+        raise Failure("no available entry to verify")
+    console.print(verify_matrix(results))
+    for r in results:
+        if r.error:
+            console.print(f"[red]{r.entry.name}[/]: {r.error}", markup=True, highlight=False)
+        for o in r.outcomes:
+            if o.verdict == "fail" and r.entry.kind == "ours":
+                console.print(f"[red]FAIL[/] {r.entry.name} {o.name}: {o.detail}", highlight=False)
+    bad = [r.entry.name for r in results if r.entry.kind == "ours" and r.failed]
+    if bad:
+        raise Failure(f"conformance failed for {', '.join(bad)}")
+
+
+@cli.command("bench")
+@click.argument("entries", nargs=-1)
+@click.option("--quick", is_flag=True, help="Short runs for smoke tests: 1 s, 1 repetition, 1 s warm-up.")
+@click.option("--duration", type=click.IntRange(1, 3600), default=None, help="Seconds per repetition [10; quick 1].")
+@click.option("--warmup", type=click.IntRange(0, 600), default=None, help="Seconds of warm-up [2; quick 1].")
+@click.option("--reps", type=click.IntRange(1, 100), default=None, help="Repetitions [3; quick 1].")
+@click.option("--server-cpus", default="0", show_default=True, help="CPUs the server is pinned to.")
+@click.option("--client-cpus", default="1", show_default=True, help="CPUs wrk is pinned to.")
+@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@click.option("--modes", default=",".join(benchmod.MODES), show_default=True, help="Comma-separated subset.")
+@click.option("--reference", default="nginx-lua", show_default=True, help="The entry ratios are taken to.")
+@click.option("--no-verify", is_flag=True, help="Skip the conformance runner (run.json records verify: null).")
+@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where run directories go [<repo>/results].")
+@click.pass_context
+def bench_cmd(ctx, entries, quick, duration, warmup, reps, server_cpus, client_cpus, connections,
+              modes, reference, no_verify, results_dir):
+    """Benchmark ENTRIES (default: all available) and write results/<run-id>/."""
+    chosen_modes = tuple(m for m in modes.split(",") if m)
+    for m in chosen_modes:
+        if m not in benchmod.MODES:
+            raise click.BadParameter(f"unknown mode {m!r} (modes: {', '.join(benchmod.MODES)})", param_hint="'--modes'")
+    cfg = benchmod.BenchConfig(
+        server_cpus=check_cpus("--server-cpus", server_cpus), client_cpus=check_cpus("--client-cpus", client_cpus),
+        duration_s=duration or (1 if quick else 10),
+        warmup_s=warmup if warmup is not None else (1 if quick else 2),
+        repetitions=reps or (1 if quick else 3), modes=chosen_modes, connections=connections,
+        reference=reference, quick=quick, startup_runs=1 if quick else 3)
+    for tool in ("wrk", "taskset"):
+        if not shutil.which(tool):
+            raise Failure(f"{tool} is not on PATH")
+    chosen = load_entries(ctx, entries)
+    run_dir = run_bench(ctx.obj["repo"], chosen, cfg, verify=not no_verify,
+                        results_dir=results_dir or ctx.obj["repo"] / "results")
+    publish(run_dir, reference)
+
+
+def publish(run_dir: Path, reference: str) -> None:
+    """Writes report.md/report.html for a run directory and prints the ranked tables."""
+    run = resultsmod.read_run(run_dir)
+    try:
+        from .report import ranked_table, write_reports
+    except ImportError as err:
+        raise Failure(f"the report module is missing: {err}") from None
+    md, html = write_reports(run, run_dir, reference)
+    for mode in run["config"]["modes"]:
+        console.print(ranked(ranked_table(run, mode, reference), mode, reference))
+    console.print(f"results: {run_dir / 'run.json'}\nreports: {md}\n         {html}")
+
+
+@cli.command("report")
+@click.argument("run", type=click.Path(exists=True, path_type=Path))
+@click.option("--reference", default=None, help="Default: the run's own reference.")
+def report_cmd(run, reference):
+    """Write report.md and report.html for RUN (a results/<run-id> directory or its run.json)."""
+    run_dir = run if run.is_dir() else run.parent
+    try:
+        data = resultsmod.read_run(run_dir)
+    except (ValueError, OSError) as err:  # SchemaError and JSONDecodeError are ValueErrors
+        raise Failure(f"{run_dir / 'run.json'}: {err}") from None
+    publish(run_dir, reference or data["config"]["reference"])
+
+
+# --- entry point --------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the command; bad input: one line on stderr and exit 2; errors: `Error: …`, exit 1."""
+    try:
+        cli.main(args=argv, prog_name="arena", standalone_mode=False)
+    except click.UsageError as e:
+        print(f"arena: {e.format_message()}", file=sys.stderr)
+        return 2
+    except Failure as e:
+        print(f"Error: {e}", file=sys.stderr)  # plain: never wrapped, greppable
+        return 1
+    except click.Abort:
+        return 130
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

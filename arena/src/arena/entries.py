@@ -1,0 +1,198 @@
+"""Entries: the manifests `servers/*/entry.toml` and `peers/*/entry.toml`.
+
+A manifest holds one or more `[[entry]]` tables. Validation is strict: an unknown key, a
+missing key or a value of the wrong type raises ManifestError naming the file and the key.
+An entry whose required executables are missing is kept, marked unavailable with a reason.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KINDS = ("ours", "peer")
+READY_MODES = ("listening", "port")
+NAME_RE = re.compile(r"^[a-z0-9-]+$")
+# Placeholders allowed in `run` ({name}) and, doubled ({{name}}), in a config template.
+PLACEHOLDERS = ("listen", "host", "port", "count", "location", "threads", "config", "tmp")
+RUN_PLACEHOLDER_RE = re.compile(r"\{([a-z_]+)\}")
+CONFIG_PLACEHOLDER_RE = re.compile(r"\{\{([a-z_]+)\}\}")
+
+# key -> (required, type check, description of the type for the error message)
+_STR_LIST = (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings")
+_STR = (lambda v: isinstance(v, str) and v != "", "a non-empty string")
+SCHEMA: dict[str, tuple[bool, tuple]] = {
+    "name": (True, _STR),
+    "language": (True, _STR),
+    "kind": (True, _STR),
+    "description": (True, _STR),
+    "requires": (True, _STR_LIST),
+    "build": (True, _STR_LIST),
+    "run": (True, _STR),
+    "artifacts": (True, _STR_LIST),
+    "version": (True, _STR),
+    "ready": (False, _STR),
+    "config": (False, _STR),
+}
+
+
+class ManifestError(Exception):
+    """A manifest that cannot be used. str() is `FILE: KEY: reason`."""
+
+    def __init__(self, path: Path, key: str, reason: str):
+        super().__init__(f"{path}: {key}: {reason}")
+        self.path, self.key, self.reason = path, key, reason
+
+
+@dataclass
+class Entry:
+    name: str
+    language: str
+    kind: str            # "ours" | "peer"
+    description: str
+    requires: list[str]
+    build: list[str]     # shell commands, cwd = folder
+    run: str             # command template with {placeholders}
+    artifacts: list[str]  # paths relative to folder (absolute allowed)
+    version: str         # command printing the version
+    folder: Path
+    manifest: Path
+    ready: str = "listening"
+    config: str | None = None  # template file name in folder
+    missing: list[str] = field(default_factory=list)  # required executables not on PATH
+
+    @property
+    def available(self) -> bool:
+        return not self.missing
+
+    @property
+    def reason(self) -> str | None:
+        """Why the entry is unavailable; None when it is available."""
+        if not self.missing:
+            return None
+        return "missing on PATH: " + ", ".join(self.missing)
+
+
+def _check_table(path: Path, index: int, table: object) -> dict:
+    where = f"entry[{index}]"
+    if not isinstance(table, dict):
+        raise ManifestError(path, where, "must be a table")
+    for key in table:
+        if key not in SCHEMA:
+            raise ManifestError(path, f"{where}.{key}", "unknown key")
+    for key, (required, (check, what)) in SCHEMA.items():
+        if key not in table:
+            if required:
+                raise ManifestError(path, f"{where}.{key}", "missing key")
+            continue
+        if not check(table[key]):
+            raise ManifestError(path, f"{where}.{key}", f"must be {what}")
+    if not NAME_RE.match(table["name"]):
+        raise ManifestError(path, f"{where}.name", f"must match [a-z0-9-]+ (got {table['name']!r})")
+    if table["kind"] not in KINDS:
+        raise ManifestError(path, f"{where}.kind", f"must be one of {', '.join(KINDS)} (got {table['kind']!r})")
+    ready = table.get("ready", "listening")
+    if ready not in READY_MODES:
+        raise ManifestError(path, f"{where}.ready", f"must be one of {', '.join(READY_MODES)} (got {ready!r})")
+    for name in RUN_PLACEHOLDER_RE.findall(table["run"]):
+        if name not in PLACEHOLDERS:
+            raise ManifestError(path, f"{where}.run", f"unknown placeholder {{{name}}}")
+    try:
+        shlex.split(table["run"])
+    except ValueError as e:
+        raise ManifestError(path, f"{where}.run", f"cannot be split into words: {e}") from None
+    if "config" in table:
+        template = path.parent / table["config"]
+        if not template.is_file():
+            raise ManifestError(path, f"{where}.config", f"no such file {template}")
+        for name in CONFIG_PLACEHOLDER_RE.findall(template.read_text()):
+            if name not in PLACEHOLDERS:
+                raise ManifestError(path, f"{where}.config", f"unknown placeholder {{{{{name}}}}} in {template.name}")
+    return table
+
+
+def load_manifest(path: Path) -> list[Entry]:
+    """The entries declared by one entry.toml; raises ManifestError."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ManifestError(path, "-", f"cannot be read as TOML: {e}") from None
+    for key in data:
+        if key != "entry":
+            raise ManifestError(path, key, "unknown key (a manifest holds only [[entry]] tables)")
+    tables = data.get("entry")
+    if not isinstance(tables, list) or not tables:
+        raise ManifestError(path, "entry", "missing key (at least one [[entry]] table)")
+    entries = []
+    for i, table in enumerate(tables):
+        t = _check_table(path, i, table)
+        entries.append(Entry(
+            name=t["name"], language=t["language"], kind=t["kind"], description=t["description"],
+            requires=t["requires"], build=t["build"], run=t["run"], artifacts=t["artifacts"],
+            version=t["version"], ready=t.get("ready", "listening"), config=t.get("config"),
+            folder=path.parent, manifest=path,
+            missing=[exe for exe in t["requires"] if shutil.which(exe) is None],
+        ))
+    return entries
+
+
+def discover(repo: Path) -> list[Entry]:
+    """Every entry under servers/ and peers/, ours first, each group sorted by folder.
+
+    Raises ManifestError for the first broken manifest or a name declared twice."""
+    entries: list[Entry] = []
+    seen: dict[str, Path] = {}
+    for group in ("servers", "peers"):
+        for manifest in sorted((repo / group).glob("*/entry.toml")):
+            for entry in load_manifest(manifest):
+                if entry.name in seen:
+                    raise ManifestError(manifest, "name", f"{entry.name!r} is already declared in {seen[entry.name]}")
+                seen[entry.name] = manifest
+                entries.append(entry)
+    return entries
+
+
+def select(entries: list[Entry], names: list[str]) -> list[Entry]:
+    """The named entries in the order given; all entries when names is empty.
+
+    Raises KeyError(name) for a name that is not declared."""
+    if not names:
+        return list(entries)
+    by_name = {e.name: e for e in entries}
+    for name in names:
+        if name not in by_name:
+            raise KeyError(name)
+    return [by_name[n] for n in dict.fromkeys(names)]
+
+
+def render_run(entry: Entry, values: dict[str, str]) -> list[str]:
+    """argv for the entry's run command: split into words first, then every {name} in each
+    word replaced by its value verbatim (a value with spaces or quotes stays one word)."""
+    return [RUN_PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], word) for word in shlex.split(entry.run)]
+
+
+def render_config(entry: Entry, values: dict[str, str]) -> str:
+    """The entry's config template with every {{name}} replaced by its value verbatim."""
+    template = (entry.folder / entry.config).read_text()
+    return CONFIG_PLACEHOLDER_RE.sub(lambda m: values[m.group(1)], template)
+
+
+def artifact_paths(entry: Entry) -> list[Path]:
+    return [entry.folder / a for a in entry.artifacts]
+
+
+def artifact_bytes(entry: Entry) -> int | None:
+    """Total size of the artifacts in bytes (directories summed recursively); None if one is missing."""
+    total = 0
+    for path in artifact_paths(entry):
+        if path.is_file():
+            total += path.stat().st_size
+        elif path.is_dir():
+            total += sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+        else:
+            return None
+    return total

@@ -1,0 +1,84 @@
+"""Rich renderings for the console: entry list, verification matrix, ranked results."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from .entries import Entry
+
+# Piped output (make, CI logs) gets a width that fits the ranked tables.
+console = Console(width=None if sys.stdout.isatty() else 140)
+err_console = Console(stderr=True)
+
+VERDICT_MARK = {"pass": "[green]✓[/]", "alt": "[yellow]~[/]", "fail": "[red]✗[/]"}
+
+
+def spinner() -> Progress:
+    """Progress for steps of unknown length: spinner, description, elapsed time."""
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                    console=console, transient=False)
+
+
+def bar() -> Progress:
+    """Progress for a known number of steps, with the time remaining."""
+    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
+                    TimeRemainingColumn(), console=console)
+
+
+def entries_table(entries: list[Entry]) -> Table:
+    t = Table(title="entries")
+    for col in ("entry", "language", "kind", "available", "description"):
+        t.add_column(col)
+    for e in entries:
+        avail = "[green]yes[/]" if e.available else f"[red]no[/]: {e.reason}"
+        t.add_row(e.name, e.language, e.kind, avail, e.description)
+    return t
+
+
+def verify_matrix(results) -> Table:
+    """Rows are cases (in the runner's order), columns are entries; ✓ pass, ~ alt, ✗ fail."""
+    t = Table(title="conformance: ✓ pass, ~ alt, ✗ fail")
+    t.add_column("case")
+    for r in results:
+        t.add_column(f"{r.entry.name}\n({r.entry.kind})", justify="center")
+    cases: list[str] = []
+    for r in results:
+        for o in r.outcomes:
+            if o.name not in cases:
+                cases.append(o.name)
+    verdicts = [{o.name: o.verdict for o in r.outcomes} for r in results]
+    for case in cases:
+        t.add_row(case, *(VERDICT_MARK.get(v.get(case), "·") for v in verdicts))
+    t.add_section()
+    for label in ("pass", "alt", "fail"):
+        t.add_row(label, *(str(r.counts()[label]) if not r.error else "-" for r in results))
+    t.add_row("start", *("[red]failed[/]" if r.error else "ok" for r in results))
+    return t
+
+
+def _num(v, fmt="{:,.0f}") -> str:
+    return "-" if v is None else fmt.format(v)
+
+
+def ranked(rows: list[dict], mode: str, reference: str) -> Table:
+    t = Table(title=f"{mode}: ranked by requests/s (median of repetitions, min–max)")
+    for col in ("#", "entry", "kind", "req/s", "min–max", f"× {reference}", "CPU µs/req",
+                "p99 µs", "peak RSS", "client-bound", "note"):
+        t.add_column(col, justify="right" if col not in ("entry", "kind", "note") else "left")
+    for r in rows:
+        ratio = "-"
+        if r.get("ratio") is not None:
+            ratio = f"{r['ratio']:.2f} ({r['ratio_lo']:.2f}–{r['ratio_hi']:.2f})"
+            if r.get("significant") is False:
+                ratio += " n.s."
+        rng = "-" if r.get("rps_lo") is None else f"{r['rps_lo']:,.0f}–{r['rps_hi']:,.0f}"
+        rss = "-" if r.get("peak_rss_bytes") is None else f"{r['peak_rss_bytes'] / 1e6:.1f} MB"
+        t.add_row(_num(r.get("rank")), r["entry"], r.get("kind") or "", _num(r.get("rps_median")), rng,
+                  ratio, _num(r.get("cpu_us_median"), "{:.2f}"), _num(r.get("p99_us")), rss,
+                  str(r.get("client_bound") or 0), r.get("reason") or "")
+    return t

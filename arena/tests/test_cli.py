@@ -1,0 +1,75 @@
+"""The command line: bad input is one line on stderr naming the flag, exit status 2; the
+entry list shows unavailable entries with their reason."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_entries import GOOD, write
+
+
+def arena(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "SPEC.md").write_text("spec")
+    write(tmp_path / "servers" / "demo", GOOD)
+    write(tmp_path / "peers" / "gone", GOOD.replace('"demo"', '"gone"').replace('"ours"', '"peer"')
+          .replace('["sh"]', '["no-such-tool-xyz"]'))
+    return tmp_path
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["bench", "--duration", "0"], "--duration"),
+    (["bench", "--server-cpus", "zero"], "--server-cpus"),
+    (["bench", "--client-cpus", "999"], "--client-cpus"),
+    (["bench", "--modes", "keepalive,turbo"], "--modes"),
+    (["run", "demo", "--count", "0"], "--count"),
+    (["run", "demo", "--listen", "localhost:80"], "--listen"),
+    (["run", "demo", "--location", "https://x/"], "--location"),
+    (["build", "nope"], "ENTRY"),
+    (["bench", "--frobnicate"], "--frobnicate"),
+])
+def test_bad_input_is_one_line_naming_the_flag_and_exit_2(repo, args, flag):
+    p = arena("--repo", str(repo), *args)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and flag in p.stderr and p.stderr.startswith("arena: ")
+
+
+def test_list_shows_unavailable_entry_with_reason(repo):
+    p = arena("--repo", str(repo), "list")
+    assert p.returncode == 0, p.stderr
+    assert "demo" in p.stdout and "gone" in p.stdout and "no-such-tool-xyz" in p.stdout
+
+
+def test_broken_manifest_is_an_error_naming_file_and_key(repo):
+    write(repo / "servers" / "demo", GOOD + 'oops = 1\n')
+    p = arena("--repo", str(repo), "list")
+    assert p.returncode == 1 and "servers/demo/entry.toml" in p.stderr and "oops" in p.stderr
+
+
+def test_build_continues_after_a_failure_and_exits_1(repo):
+    write(repo / "servers" / "bad", GOOD.replace('"demo"', '"bad"').replace('"echo built > out.bin"', '"exit 7"'))
+    p = arena("--repo", str(repo), "build")
+    assert p.returncode == 1
+    assert "FAIL bad" in p.stdout.replace("\n", " ") and "ok   demo" in p.stdout
+
+
+def test_report_writes_markdown_and_html_from_a_run(repo, tmp_path):
+    run_dir = tmp_path / "results" / "20261122-001500"
+    run_dir.mkdir(parents=True)
+    (run_dir / "run.json").write_text((Path(__file__).parent / "fixtures" / "run_sample.json").read_text())
+    p = arena("--repo", str(repo), "report", str(run_dir))
+    assert p.returncode == 0, p.stderr
+    assert (run_dir / "report.md").stat().st_size > 0 and (run_dir / "report.html").stat().st_size > 0
+
+
+def test_report_of_an_invalid_run_names_the_key_and_exits_1(repo, tmp_path):
+    (tmp_path / "run.json").write_text('{"schema": 1}')
+    p = arena("--repo", str(repo), "report", str(tmp_path))
+    assert p.returncode == 1 and "run_id: missing key" in p.stderr

@@ -1,0 +1,161 @@
+"""Manifests: strict validation (each broken manifest names its file and key), availability,
+placeholder rendering, artifacts and the build-needed rule."""
+
+import os
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.build import build, needs_build
+from arena.entries import (ManifestError, artifact_bytes, discover, load_manifest, render_config,
+                           render_run, select)
+
+GOOD = """
+[[entry]]
+name = "demo"
+language = "C"
+kind = "ours"
+description = "a demo entry"
+requires = ["sh"]
+build = ["echo built > out.bin"]
+run = "./out.bin --listen {listen} --count {count} --location {location} --threads {threads}"
+artifacts = ["out.bin"]
+version = "echo demo 1.0"
+"""
+
+
+def write(folder: Path, text: str, name: str = "entry.toml") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def broken(tmp_path, old: str, new: str) -> ManifestError:
+    path = write(tmp_path / "e", GOOD.replace(old, new))
+    with pytest.raises(ManifestError) as info:
+        load_manifest(path)
+    assert str(path) in str(info.value)
+    return info.value
+
+
+def test_good_manifest_loads_every_key(tmp_path):
+    (e,) = load_manifest(write(tmp_path / "demo", GOOD))
+    assert (e.name, e.language, e.kind, e.ready, e.config) == ("demo", "C", "ours", "listening", None)
+    assert e.available and e.reason is None and e.folder == tmp_path / "demo"
+
+
+def test_two_entries_share_a_folder_and_build(tmp_path):
+    second = GOOD.replace('name = "demo"', 'name = "demo-two"')
+    entries = load_manifest(write(tmp_path / "demo", GOOD + second))
+    assert [e.name for e in entries] == ["demo", "demo-two"]
+    assert entries[0].folder == entries[1].folder and entries[0].build == entries[1].build
+
+
+@pytest.mark.parametrize("old,new,key", [
+    ('version = "echo demo 1.0"', 'version = "x"\ncolour = "red"', "entry[0].colour"),   # unknown key
+    ('language = "C"\n', "", "entry[0].language"),                                       # missing key
+    ('requires = ["sh"]', 'requires = "sh"', "entry[0].requires"),                       # not a list
+    ('build = ["echo built > out.bin"]', "build = [1]", "entry[0].build"),              # not strings
+    ('name = "demo"', 'name = "Demo_1"', "entry[0].name"),                              # bad name
+    ('kind = "ours"', 'kind = "mine"', "entry[0].kind"),                                 # bad kind
+    ('version = "echo demo 1.0"', 'version = "v"\nready = "soon"', "entry[0].ready"),   # bad ready
+    ("--threads {threads}", "--threads {cores}", "entry[0].run"),                        # unknown placeholder
+    ('description = "a demo entry"', 'description = ""', "entry[0].description"),       # empty string
+    ('version = "echo demo 1.0"', 'version = "v"\nconfig = "nope.in"', "entry[0].config"),  # no such file
+])
+def test_broken_manifest_names_file_and_key(tmp_path, old, new, key):
+    assert broken(tmp_path, old, new).key == key
+
+
+def test_unknown_top_level_key_is_an_error(tmp_path):
+    path = write(tmp_path / "e", 'title = "x"\n' + GOOD)
+    with pytest.raises(ManifestError, match="title: unknown key"):
+        load_manifest(path)
+
+
+def test_manifest_without_entry_table_is_an_error(tmp_path):
+    with pytest.raises(ManifestError, match="entry: missing key"):
+        load_manifest(write(tmp_path / "e", "\n"))
+
+
+def test_manifest_that_is_not_toml_is_an_error(tmp_path):
+    with pytest.raises(ManifestError, match="cannot be read as TOML"):
+        load_manifest(write(tmp_path / "e", "[[entry]\nname="))
+
+
+def test_unknown_placeholder_in_config_template_is_an_error(tmp_path):
+    write(tmp_path / "e", "listen {{port}}; workers {{cores}};", "app.conf.in")
+    path = write(tmp_path / "e", GOOD.replace('version = "echo demo 1.0"', 'version = "v"\nconfig = "app.conf.in"'))
+    with pytest.raises(ManifestError, match=r"entry\[0\].config: unknown placeholder \{\{cores\}\}"):
+        load_manifest(path)
+
+
+def test_same_name_in_two_manifests_is_an_error(tmp_path):
+    write(tmp_path / "servers" / "a", GOOD)
+    write(tmp_path / "peers" / "b", GOOD)
+    with pytest.raises(ManifestError, match="already declared"):
+        discover(tmp_path)
+
+
+def test_missing_tool_makes_entry_unavailable_with_reason_not_dropped(tmp_path):
+    write(tmp_path / "servers" / "a", GOOD.replace('["sh"]', '["sh", "no-such-tool-xyz"]'))
+    (e,) = discover(tmp_path)
+    assert not e.available and e.reason == "missing on PATH: no-such-tool-xyz"
+
+
+def test_discover_lists_ours_before_peers(tmp_path):
+    write(tmp_path / "peers" / "a", GOOD.replace('"demo"', '"peer-a"').replace('"ours"', '"peer"'))
+    write(tmp_path / "servers" / "z", GOOD)
+    assert [e.name for e in discover(tmp_path)] == ["demo", "peer-a"]
+
+
+def test_select_keeps_order_and_rejects_unknown_names(tmp_path):
+    write(tmp_path / "servers" / "a", GOOD + GOOD.replace('"demo"', '"demo-b"'))
+    entries = discover(tmp_path)
+    assert [e.name for e in select(entries, ["demo-b", "demo"])] == ["demo-b", "demo"]
+    with pytest.raises(KeyError):
+        select(entries, ["nope"])
+
+
+def test_run_placeholders_render_verbatim_one_word_each(tmp_path):
+    (e,) = load_manifest(write(tmp_path / "demo", GOOD))
+    values = {"listen": "[::1]:80", "count": "7", "location": "https://x/a b'\"{n}.png", "threads": "1"}
+    assert render_run(e, values) == ["./out.bin", "--listen", "[::1]:80", "--count", "7",
+                                     "--location", "https://x/a b'\"{n}.png", "--threads", "1"]
+
+
+def test_config_template_renders_doubled_placeholders_and_keeps_single_braces(tmp_path):
+    write(tmp_path / "e", "events { } listen {{listen}}; n {{count}}; loc [[{{location}}]];", "app.conf.in")
+    (e,) = load_manifest(write(tmp_path / "e", GOOD.replace('version = "echo demo 1.0"', 'version = "v"\nconfig = "app.conf.in"')))
+    text = render_config(e, {"listen": "127.0.0.1:9", "count": "21", "location": "https://x/{n}.png"})
+    assert text == "events { } listen 127.0.0.1:9; n 21; loc [[https://x/{n}.png]];"
+
+
+def test_artifact_bytes_sums_files_and_dirs_and_is_none_when_missing(tmp_path):
+    (e,) = load_manifest(write(tmp_path / "demo", GOOD.replace('["out.bin"]', '["out.bin", "lib"]')))
+    assert artifact_bytes(e) is None
+    (tmp_path / "demo" / "out.bin").write_bytes(b"x" * 10)
+    (tmp_path / "demo" / "lib").mkdir()
+    (tmp_path / "demo" / "lib" / "a").write_bytes(b"y" * 5)
+    assert artifact_bytes(e) == 15
+
+
+def test_build_runs_commands_and_needs_build_follows_sources(tmp_path):
+    (e,) = load_manifest(write(tmp_path / "demo", GOOD))
+    assert needs_build(e)                      # artifact missing
+    result = build(e, tmp_path / "logs")
+    assert result.ok and (tmp_path / "demo" / "out.bin").exists()
+    assert not needs_build(e)                  # artifact newer than every source
+    later = time.time() + 5
+    os.utime(tmp_path / "demo" / "entry.toml", (later, later))
+    assert needs_build(e)                      # a source changed since
+
+
+def test_failing_build_reports_command_and_log_tail(tmp_path):
+    (e,) = load_manifest(write(tmp_path / "demo", GOOD.replace('"echo built > out.bin"', '"echo oops-marker; exit 3"')))
+    result = build(e, tmp_path / "logs")
+    assert not result.ok and result.failed_command == "echo oops-marker; exit 3"
+    assert "oops-marker" in result.tail() and "exit status 3" in result.tail()
