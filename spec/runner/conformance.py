@@ -235,8 +235,14 @@ class CheckError(Exception):
     """A statistical check could not collect its answers; the message says why."""
 
 
+def _announces_close(response: wire.Response) -> bool:
+    return any("close" in value.lower() for value in response.values("connection"))
+
+
 def _fetch(target: Target, request: bytes, count: int, conn: wire.Connection | None = None):
-    """Sends `request` `count` times pipelined; returns the responses (CheckError if not all)."""
+    """Sends `request` `count` times pipelined; returns the responses. Fewer than `count`
+    only when the last one announced `Connection: close` (a server may cap the requests
+    per connection, as nginx's keepalive_requests does); otherwise CheckError."""
     own = conn is None
     conn = conn or wire.Connection.open(target.host, target.port)
     try:
@@ -245,7 +251,9 @@ def _fetch(target: Target, request: bytes, count: int, conn: wire.Connection | N
             raise CheckError(conn.send_failed)
         _read_responses(conn, transcript, [request.startswith(b"HEAD")] * count, 0, count,
                         time.monotonic() + RESPONSE_WAIT_S + count / 2000)
-        if transcript.error or len(transcript.responses) != count:
+        cut_short = (len(transcript.responses) < count and transcript.responses
+                     and _announces_close(transcript.responses[-1]))
+        if transcript.error or (len(transcript.responses) != count and not cut_short):
             raise CheckError(transcript.error or f"got {len(transcript.responses)} of {count} responses")
         del conn.received[:sum(len(r.raw) for r in transcript.responses + transcript.interim)]
         return transcript.responses
@@ -255,17 +263,22 @@ def _fetch(target: Target, request: bytes, count: int, conn: wire.Connection | N
 
 
 def draw_unseeded(target: Target, total: int, connections: int = 3, batch: int = 100) -> list[int]:
-    """k of `total` unseeded answers, pipelined `batch` at a time over keep-alive connections."""
+    """k of `total` unseeded answers, pipelined `batch` at a time over keep-alive
+    connections; a connection the server closes with `Connection: close` is replaced."""
     request = f"GET / HTTP/1.1\r\n{HOST_FIELD}\r\n".encode()
     ks: list[int] = []
     conns = [wire.Connection.open(target.host, target.port) for _ in range(connections)]
     try:
         while len(ks) < total:
-            for conn in conns:
+            for index, conn in enumerate(conns):
                 size = min(batch, total - len(ks))
                 if size <= 0:
                     break
-                for response in _fetch(target, request, size, conn):
+                responses = _fetch(target, request, size, conn)
+                if _announces_close(responses[-1]):
+                    conn.close()
+                    conns[index] = wire.Connection.open(target.host, target.port)
+                for response in responses:
                     k = location_k(response.values("location")[0] if response.values("location")
                                     else "", target)
                     if response.status != 302 or k is None:

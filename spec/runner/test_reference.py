@@ -361,3 +361,44 @@ def test_field_section_size(name, octets, lines):
     end = data.index(b"\r\n\r\n", start - 2) + 4
     assert octets is None or end - start == octets
     assert data[start:end].count(b"\r\n") - 1 == lines
+
+
+# --- the draw survives a server that caps requests per connection ---------------------------
+
+def serve_capped(listener, cap: int, connections: int) -> None:
+    """Answers `connections` clients, each with at most `cap` redirects (k cycling 1..21),
+    the last with `Connection: close`, then closes: nginx's keepalive_requests in miniature."""
+    import socket as socketlib
+    for _ in range(connections):
+        try:
+            client, _ = listener.accept()
+        except OSError:         # the test closed the listener: done
+            return
+        with client:
+            pending, answered = b"", 0
+            while answered < cap:
+                data = client.recv(65536)
+                if not data:
+                    break
+                pending += data
+                while b"\r\n\r\n" in pending and answered < cap:
+                    _, pending = pending.split(b"\r\n\r\n", 1)
+                    answered += 1
+                    close = b"Connection: close\r\n" if answered == cap else b""
+                    client.sendall(b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-%d.png\r\n"
+                                   b"Content-Length: 0\r\n%s\r\n" % (answered % 21 + 1, close))
+            client.shutdown(socketlib.SHUT_WR)
+
+
+def test_draw_reconnects_when_the_server_closes_a_connection():
+    import socket as socketlib
+    import threading
+    listener = socketlib.create_server(("127.0.0.1", 0))
+    target = conformance.Target("127.0.0.1", listener.getsockname()[1])
+    thread = threading.Thread(target=serve_capped, args=(listener, 7, 30), daemon=True)
+    thread.start()
+    try:
+        ks = conformance.draw_unseeded(target, total=100, connections=1, batch=5)
+    finally:
+        listener.close()
+    assert len(ks) == 100 and set(ks) <= set(range(1, 22))
