@@ -145,6 +145,17 @@ def test_missing_metric_is_warned_about(run):
     assert "rust in mode keepalive: pss_bytes is missing from 1 of 3 samples" in warnings(run, "nginx-lua")
 
 
+def test_latency_left_out_on_purpose_is_explained_once_per_mode(run):
+    note = "wrk does not time pipelined requests: latency not measured"
+    for sample in run["samples"]:
+        if sample["mode"] == "pipeline16":
+            sample["latency_note"] = note
+            sample["latency_us"] = {"p50": None, "p90": None, "p99": None, "max": None}
+    said = warnings(run, "nginx-lua")
+    assert f"mode pipeline16: {note}" in said
+    assert not any("pipeline16: latency" in w for w in said)
+
+
 # markdown
 
 def test_markdown_title_machine_and_method(run):

@@ -153,12 +153,17 @@ def ranked_table(run: dict, mode: str, reference: str = "nginx-lua") -> list[dic
 # --------------------------------------------------------------------------- warnings
 
 
+LATENCY_METRICS = frozenset({"latency_p50_us", "latency_p90_us", "latency_p99_us"})
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _series_warnings(series: Series, reference: str, ref_series: Series | None) -> list[str]:
-    """Plain-words warnings about one (entry, mode)."""
+def _series_warnings(series: Series, reference: str, ref_series: Series | None,
+                     explained: frozenset[str] = frozenset()) -> list[str]:
+    """Plain-words warnings about one (entry, mode); metrics in `explained` are missing
+    for a reason already stated once for the whole mode."""
     out = []
     name, mode, reps = series.entry, series.mode, len(series.reps)
     if series.client_bound:
@@ -173,7 +178,7 @@ def _series_warnings(series: Series, reference: str, ref_series: Series | None) 
         out.append(f"{name} in mode {mode} gave {_plural(series.non_3xx, 'answer')} that "
                    f"{'was' if series.non_3xx == 1 else 'were'} not 3xx over {_plural(reps, 'repetition')}")
     for metric, count in series.missing.items():
-        if count:
+        if count and metric not in explained:
             out.append(f"{name} in mode {mode}: {metric} is missing from {count} of {reps} samples")
     if ref_series is not None and name != reference and series["rps"]:
         r = ratio(series["rps"], ref_series["rps"])
@@ -198,12 +203,16 @@ def warnings(run: dict, reference: str = "nginx-lua") -> list[str]:
     problems = {mode: reference_problem(run, mode, reference) for mode in _modes(run)}
     for problem in dict.fromkeys(p for p in problems.values() if p):
         out.append(problem)
+    notes = {s.get("mode"): s["latency_note"] for s in run.get("samples") or [] if s.get("latency_note")}
+    for mode, note in notes.items():
+        out.append(f"mode {mode}: {note}")
     for mode in _modes(run):
         ref_series = None if problems[mode] else groups[(reference, mode)]
+        explained = LATENCY_METRICS if mode in notes else frozenset()
         for entry in _entries(run):
             series = groups.get((entry.get("name"), mode))
             if series is not None:
-                out.extend(_series_warnings(series, reference, ref_series))
+                out.extend(_series_warnings(series, reference, ref_series, explained))
     for entry in _entries(run):
         failed = (entry.get("verify") or {}).get("fail") or 0
         if failed:
