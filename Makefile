@@ -51,8 +51,10 @@ verify: build
 	$(ARENA) verify
 
 ## bench: the contest (build, verify, benchmark every available entry, write the reports)
+# arena bench verifies each entry before measuring it and writes the reports.
 bench: setup
 	@scripts/deps bench
+	$(ARENA) build
 	$(ARENA) bench
 
 bench-quick: setup
