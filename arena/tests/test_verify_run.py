@@ -86,6 +86,12 @@ def test_verify_exits_1_only_when_ours_fails(tmp_path, kind, verdict, status):
     p = arena(make_repo(tmp_path, kind, verdict), "verify")
     assert p.returncode == status, p.stdout + p.stderr
     assert "answers" in p.stdout and {"pass": "✓", "alt": "~", "fail": "✗"}[verdict] in p.stdout
+    closing = {("ours", "fail"): "verify: 1 passed, 1 failed", ("ours", "pass"): "verify: 2 passed, 0 failed",
+               ("ours", "alt"): "verify: 2 passed, 0 failed"}.get((kind, verdict))
+    if closing:     # only our entries are counted
+        assert closing in p.stdout
+    else:
+        assert "verify:" not in p.stdout
 
 
 def test_run_prints_listening_line_and_sigint_stops_the_entry(tmp_path):
