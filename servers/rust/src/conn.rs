@@ -51,8 +51,10 @@ pub struct Env {
 enum Phase {
     /// Reading requests.
     Open,
-    /// A closing response is queued; nothing more is read as requests.
-    Closing,
+    /// A closing response is queued; nothing more is read as requests. `linger`: the
+    /// client may still be sending (an error, a body, pipelined input), so the close is
+    /// staged (SPEC §7.4); else nothing more can come and the socket is closed at once.
+    Closing { linger: bool },
     /// Write side shut; discarding input until `until` or [`LINGER_BYTES`].
     Lingering { until: Instant, discarded: usize },
 }
@@ -135,7 +137,7 @@ impl Conn {
             Expiry::RequestTimeout => {
                 self.leftover = Vec::new();
                 response::write(&mut env.out, Status::Refused(Reject::Timeout), false, Persistence::Close, &env.redirects, &env.date);
-                self.phase = Phase::Closing;
+                self.phase = Phase::Closing { linger: true };
                 self.flush(env)
             }
         }
@@ -146,7 +148,7 @@ impl Conn {
     pub fn on_readable(&mut self, env: &mut Env, peer_closed: bool) -> Next {
         match self.phase {
             Phase::Open => self.read_requests(env, peer_closed),
-            Phase::Closing => Next::Keep,
+            Phase::Closing { .. } => Next::Keep,
             Phase::Lingering { .. } => self.linger(env),
         }
     }
@@ -195,7 +197,8 @@ impl Conn {
             let paused = self.serve_held(env, held + received);
             if self.peer_done && !paused && self.phase == Phase::Open {
                 // Every whole request the peer sent is answered; a partial one never ends.
-                self.phase = Phase::Closing;
+                // The peer has shut its side: nothing more can come, no need to linger.
+                self.phase = Phase::Closing { linger: false };
                 self.leftover = Vec::new();
             }
             if self.flush(env) == Next::Close {
@@ -270,7 +273,11 @@ impl Conn {
                     };
                     response::write(&mut env.out, status, req.head_method, persistence, &env.redirects, &env.date);
                     if close {
-                        self.phase = Phase::Closing;
+                        // A request that asked to close, with nothing after it and no
+                        // body to come, leaves the client nothing to send.
+                        let done = !req.keep_alive && !req.chunked && req.content_length == 0
+                            && !env.shutting_down && at == input.len();
+                        self.phase = Phase::Closing { linger: !done };
                         return (input.len(), answered, false);
                     }
                     self.body_left = req.content_length;
@@ -278,7 +285,7 @@ impl Conn {
                 Parse::Partial { empty_lines } => return (at + empty_lines, answered, false),
                 Parse::Error(reject) => {
                     response::write(&mut env.out, Status::Refused(reject), false, Persistence::Close, &env.redirects, &env.date);
-                    self.phase = Phase::Closing;
+                    self.phase = Phase::Closing { linger: true };
                     return (input.len(), true, false);
                 }
             }
@@ -319,7 +326,10 @@ impl Conn {
                 Err(_) => return Next::Close,
             }
         }
-        if self.phase == Phase::Closing && self.unsent.is_empty() {
+        if let (Phase::Closing { linger }, true) = (self.phase, self.unsent.is_empty()) {
+            if !linger {
+                return Next::Close;
+            }
             if self.stream.shutdown(Shutdown::Write).is_err() {
                 return Next::Close;
             }
