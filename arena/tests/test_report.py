@@ -156,6 +156,11 @@ def test_latency_left_out_on_purpose_is_explained_once_per_mode(run):
     assert not any("pipeline16: latency" in w for w in said)
 
 
+def test_tool_versions_that_name_their_tool_are_not_doubled(run):
+    run["machine"]["tools"] = {"rustc": "rustc 1.95.0", "wrk": "4.1.0"}
+    assert "- Tools: rustc 1.95.0, wrk 4.1.0" in render_markdown(run, "nginx-lua")
+
+
 # markdown
 
 def test_markdown_title_machine_and_method(run):

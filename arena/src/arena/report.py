@@ -376,9 +376,14 @@ def entries_table(run: dict) -> Table:
 # --------------------------------------------------------------------------- header prose
 
 
+def _tool_version(name: str, version: str) -> str:
+    """"wrk 4.1.0" from ("wrk", "4.1.0"), and "go version go1.26" as it is, not doubled."""
+    return version if version.lower().startswith(name.lower()) else f"{name} {version}"
+
+
 def machine_lines(run: dict) -> list[str]:
     m = run.get("machine") or {}
-    tools = ", ".join(f"{k} {v}" for k, v in (m.get("tools") or {}).items()) or "not recorded"
+    tools = ", ".join(_tool_version(k, str(v)) for k, v in (m.get("tools") or {}).items()) or "not recorded"
     memory = _fmt_bytes(m.get("memory_bytes")) if m.get("memory_bytes") else "memory not recorded"
     return [f"CPU: {_text(m.get('cpu_model'))}, {_text(m.get('cores'))} cores, {memory}",
             f"System: {_text(m.get('os'))}, kernel {_text(m.get('kernel'))}",
