@@ -7,11 +7,11 @@ from pathlib import Path
 
 from . import results as resultsmod
 from .bench import BenchConfig, Plan, WrkError, measure_sample, measure_startup, scripts_for
-from .build import build, needs_build
+from .build import needs_build
 from .entries import Entry, artifact_bytes
 from .machine import describe, first_line
 from .process import StartError
-from .ui import bar, console, spinner
+from .ui import bar, build_with_spinner, console, spinner
 from .verify import load_runner, verify_entry
 
 
@@ -45,9 +45,7 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: BenchConfig, results_dir: Pa
 
     # Build what needs it; a failing build drops that entry only.
     for e in [e for e in chosen if records[e.name]["available"] and needs_build(e)]:
-        with spinner() as p:
-            p.add_task(f"building {e.name}", total=None)
-            result = build(e, log_dir)
+        result = build_with_spinner(e, log_dir)
         if result.ok:
             console.print(f"built {e.name} in {result.seconds:.1f} s")
         else:

@@ -14,10 +14,10 @@ import click
 from . import bench as benchmod
 from . import results as resultsmod
 from .benchrun import run_bench
-from .build import build, needs_build
+from .build import needs_build
 from .entries import Entry, ManifestError, discover, select
 from .process import Launch, StartError, free_port, start
-from .ui import console, entries_table, err_console, ranked, spinner, verify_matrix
+from .ui import build_with_spinner, console, entries_table, err_console, ranked, spinner, verify_matrix
 from .verify import EntryVerdicts, verify_entry
 
 CPU_LIST_RE = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
@@ -76,9 +76,7 @@ def ensure_built(entry: Entry, log_dir: Path) -> str | None:
     """Builds the entry when needed; returns None, or why it cannot be used."""
     if not needs_build(entry):
         return None
-    with spinner() as p:
-        p.add_task(f"building {entry.name}", total=None)
-        result = build(entry, log_dir)
+    result = build_with_spinner(entry, log_dir)
     if result.ok:
         console.print(f"built {entry.name} in {result.seconds:.1f} s")
         return None
@@ -165,9 +163,7 @@ def build_cmd(ctx, entries):
         if not e.build:
             console.print(f"[green]ok[/]   {e.name}: nothing to build")
             continue
-        with spinner() as p:
-            p.add_task(f"building {e.name}", total=None)
-            result = build(e, log_dir)
+        result = build_with_spinner(e, log_dir)
         if result.ok:
             console.print(f"[green]ok[/]   {e.name}: built in {result.seconds:.1f} s")
         else:

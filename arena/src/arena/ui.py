@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from .build import BuildResult, build
 from .entries import Entry
 
 # Piped output (make, CI logs) gets a width that fits the ranked tables.
@@ -21,6 +22,13 @@ def spinner() -> Progress:
     """Progress for steps of unknown length: spinner, description, elapsed time."""
     return Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                     console=console, transient=False)
+
+
+def build_with_spinner(entry: Entry, log_dir) -> BuildResult:
+    """Runs the entry's build commands while a spinner shows the elapsed time."""
+    with spinner() as p:
+        p.add_task(f"building {entry.name}", total=None)
+        return build(entry, log_dir)
 
 
 def bar() -> Progress:
