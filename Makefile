@@ -8,7 +8,7 @@ RENARD  := servers/rust/bin/renard
 # The conformance runner starts the flagship itself; short timeouts keep the slow cases short.
 RENARD_TEST_CMD := $(RENARD) --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3
 
-.PHONY: all deps setup build test test-rust test-spec test-arena test-deploy verify bench bench-quick report run clean
+.PHONY: all deps setup build test test-rust test-spec test-arena test-deploy verify bench bench-quick report run fuzz clean
 
 all: build
 
@@ -66,6 +66,13 @@ report: setup
 ## run: the flagship on its defaults (pass flags with ARGS="--count 5")
 run: $(RENARD)
 	$(RENARD) $(ARGS)
+
+## fuzz: the flagship's request parser under libFuzzer (cargo-fuzz, nightly Rust), FUZZ_SECONDS long
+FUZZ_SECONDS ?= 60
+fuzz:
+	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	cd servers/rust/fuzz && cargo +nightly fuzz run parse_request -- -max_total_time=$(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(VENV) servers/rust/target peers/java-seed/build
