@@ -262,6 +262,28 @@ def _fetch(target: Target, request: bytes, count: int, conn: wire.Connection | N
             conn.close()
 
 
+def redirect_k(response: wire.Response, target: Target) -> int | None:
+    """k when the response is a 302 whose one Location is the target's template with one
+    k in 1..count; else None."""
+    values = response.values("location")
+    if response.status != 302 or len(values) != 1:
+        return None
+    return location_k(values[0], target)
+
+
+def check_redirect(target: Target) -> str:
+    """One unseeded `GET /` on a new connection: "" when the answer is a redirect to the
+    template (redirect_k), else what came back. Raises OSError when it cannot connect."""
+    request = f"GET / HTTP/1.1\r\n{HOST_FIELD}\r\nConnection: close\r\n\r\n".encode()
+    try:
+        (response,) = _fetch(target, request, 1)
+    except CheckError as error:
+        return str(error)
+    if redirect_k(response, target) is None:
+        return f"expected a 302 to the template with k in 1..{target.count}, got {wire.escape(response.raw)}"
+    return ""
+
+
 def draw_unseeded(target: Target, total: int, connections: int = 3, batch: int = 100) -> list[int]:
     """k of `total` unseeded answers, pipelined `batch` at a time over keep-alive
     connections; a connection the server closes with `Connection: close` is replaced."""
@@ -279,9 +301,8 @@ def draw_unseeded(target: Target, total: int, connections: int = 3, batch: int =
                     conn.close()
                     conns[index] = wire.Connection.open(target.host, target.port)
                 for response in responses:
-                    k = location_k(response.values("location")[0] if response.values("location")
-                                    else "", target)
-                    if response.status != 302 or k is None:
+                    k = redirect_k(response, target)
+                    if k is None:
                         raise CheckError(f"not a redirect to the template: {wire.escape(response.raw)}")
                     ks.append(k)
     finally:

@@ -402,3 +402,53 @@ def test_draw_reconnects_when_the_server_closes_a_connection():
     finally:
         listener.close()
     assert len(ks) == 100 and set(ks) <= set(range(1, 22))
+
+
+# --- the one-answer check the arena uses (check_redirect) -----------------------------------
+
+def answer_once(response: bytes) -> int:
+    """A one-shot server that reads a request head, sends `response` and closes; its port."""
+    import socket as socketlib
+    import threading
+    srv = socketlib.create_server(("127.0.0.1", 0))
+
+    def serve():
+        conn, _ = srv.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(1024)
+            conn.sendall(response)
+        srv.close()
+    threading.Thread(target=serve, daemon=True).start()
+    return srv.getsockname()[1]
+
+
+LOC = "https://a.example/R-{n}.png"
+
+
+@pytest.mark.parametrize("response,ok", [
+    (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-7.png\r\n\r\n", True),
+    (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-22.png\r\n\r\n", False),   # k > count
+    (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-0.png\r\n\r\n", False),    # k < 1
+    (b"HTTP/1.1 200 OK\r\nLocation: https://a.example/R-7.png\r\n\r\n", False),       # not 302
+    (b"HTTP/1.1 302 Found\r\n\r\n", False),                                          # no Location
+    (b"HTTP/1.1 302 Found\r\nLocation: https://b.example/R-7.png\r\n\r\n", False),    # other template
+])
+def test_check_redirect_wants_302_with_templated_location(response, ok):
+    target = conformance.Target("127.0.0.1", answer_once(response), count=21, location=LOC)
+    problem = conformance.check_redirect(target)
+    assert (problem == "") is ok, problem
+
+
+def test_check_redirect_cannot_connect_raises_oserror():
+    import socket as socketlib
+    with socketlib.create_server(("127.0.0.1", 0)) as srv:
+        port = srv.getsockname()[1]
+    with pytest.raises(OSError):
+        conformance.check_redirect(conformance.Target("127.0.0.1", port))
+
+
+@pytest.mark.parametrize("value, k", [("/3/x3", 3), ("/3/x4", None)])
+def test_location_requires_the_same_k_for_every_placeholder(value, k):
+    assert judge.location_k(value, conformance.Target("h", 1, location="/{n}/x{n}")) == k

@@ -13,7 +13,8 @@ from importlib import resources
 from pathlib import Path
 
 from .entries import Entry
-from .process import Launch, StartError, check_redirect, free_port, launch_ready, startup_ms
+from .process import Launch, StartError, free_port, launch_ready, start
+from .verify import load_runner
 
 MODES = ("keepalive", "pipeline16", "close")
 CLIENT_BOUND_SHARE = 0.90  # the load generator's core this busy while the server's is not
@@ -117,13 +118,42 @@ def sample_from(entry: str, mode: str, rep: int, wrk: dict, client_cpu_s: float,
     return sample
 
 
+def answer_problem(entry: Entry, launch: Launch, port: int) -> str:
+    """The conformance runner's check of one `GET /`: "" when it is a 302 to the template
+    with k in 1..count, else what came back. Raises OSError when it cannot connect."""
+    runner = load_runner(entry.repo)
+    return runner.check_redirect(runner.Target(launch.host, port, launch.count, launch.location))
+
+
+def startup_ms(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> float:
+    """Milliseconds from exec to the first correct 302, polling connect about every 1 ms.
+    The server is stopped afterwards. Raises StartError when no correct answer comes."""
+    server = start(entry, launch)
+    try:
+        deadline = time.monotonic() + timeout_s
+        problem = "no answer"
+        while time.monotonic() < deadline:
+            if server.proc.poll() is not None:
+                raise StartError(f"{entry.name} exited with status {server.proc.returncode}\n{server.output_tail()}")
+            try:
+                problem = answer_problem(entry, launch, launch.port)
+            except OSError as e:
+                problem = f"cannot connect: {e}"
+            if not problem:
+                return (time.perf_counter() - server.started_at) * 1000
+            time.sleep(0.001)
+        raise StartError(f"{entry.name}: no correct 302 within {timeout_s:g} s: {problem}\n{server.output_tail()}")
+    finally:
+        server.stop()
+
+
 def measure_sample(entry: Entry, mode: str, rep: int, cfg: BenchConfig, scripts: dict[str, Path]) -> dict:
     """Starts the entry pinned with one thread, checks an answer, warms up, measures, stops.
     Raises StartError or WrkError."""
     launch = Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)
     server = launch_ready(entry, launch)
     try:
-        problem = check_redirect(launch.host, server.port, launch.count, launch.location)
+        problem = answer_problem(entry, launch, server.port)
         if problem:
             raise StartError(f"{entry.name}: wrong answer before the run: {problem}")
         url = f"http://{launch.host}:{server.port}/"

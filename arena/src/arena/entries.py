@@ -66,6 +66,11 @@ class Entry:
     missing: list[str] = field(default_factory=list)  # required executables not on PATH
 
     @property
+    def repo(self) -> Path:
+        """The repository: entries live in <repo>/servers/<name> or <repo>/peers/<name>."""
+        return self.folder.parents[1]
+
+    @property
     def available(self) -> bool:
         return not self.missing
 

@@ -143,11 +143,11 @@ class Server:
 
     def peak_rss_bytes(self) -> int:
         """Sum of VmHWM over the tree: each process's peak resident set since it started."""
-        return sum(_status_kib(pid, "VmHWM") for pid in self.tree_pids()) * 1024
+        return sum(_proc_kib(pid, "status", "VmHWM") for pid in self.tree_pids()) * 1024
 
     def pss_bytes(self) -> int:
         """Sum of Pss (smaps_rollup) over the tree: shared pages divided among their users."""
-        return sum(_rollup_kib(pid, "Pss") for pid in self.tree_pids()) * 1024
+        return sum(_proc_kib(pid, "smaps_rollup", "Pss") for pid in self.tree_pids()) * 1024
 
 
 def _signal_group(pid: int, sig: int) -> None:
@@ -167,19 +167,10 @@ def _proc_cpu_ticks(pid: int) -> int:
     return utime + stime + cutime + cstime
 
 
-def _status_kib(pid: int, key: str) -> int:
+def _proc_kib(pid: int, file: str, key: str) -> int:
+    """The `key:` line of /proc/PID/<file> in KiB (status, smaps_rollup); 0 when gone."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _rollup_kib(pid: int, key: str) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
             if line.startswith(key + ":"):
                 return int(line.split()[1])
     except OSError:
@@ -216,62 +207,6 @@ def start(entry: Entry, launch: Launch, echo=None, inherit_stdout: bool = False)
     server = Server(entry, launch, proc, tmp, started_at, launch.port)
     threading.Thread(target=server._drain, args=(echo,), daemon=True).start()
     return server
-
-
-# --- checking an answer ---------------------------------------------------------------
-
-def location_regex(template: str) -> re.Pattern:
-    """Matches the template with each {n} as a decimal number (captured)."""
-    return re.compile("^" + re.escape(template).replace(re.escape("{n}"), r"(\d+)") + "$")
-
-
-def check_redirect(host: str, port: int, count: int, location: str, timeout_s: float = 2.0) -> str:
-    """Sends one `GET /` and returns "" when the answer is a 302 whose Location is the template
-    with one k in 1..count; otherwise what went wrong. Raises OSError when it cannot connect."""
-    with socket.create_connection((host, port), timeout=timeout_s) as s:
-        s.sendall(f"GET / HTTP/1.1\r\nHost: {listen_address(host, port)}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        while b"\r\n\r\n" not in data and len(data) < 65536:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1")
-    lines = head.split("\r\n")
-    if not lines[0].startswith("HTTP/1.") or lines[0][9:12] != "302":
-        return f"expected a 302, got {lines[0]!r}"
-    values = [l.split(":", 1)[1].strip() for l in lines[1:] if l.lower().startswith("location:")]
-    if len(values) != 1:
-        return f"expected one Location field, got {len(values)}"
-    m = location_regex(location).match(values[0])
-    ks = set(m.groups()) if m else set()
-    if not m or len(ks) != 1 or not 1 <= int(ks.pop()) <= count:
-        return f"Location {values[0]!r} is not the template with k in 1..{count}"
-    return ""
-
-
-def startup_ms(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> float:
-    """Milliseconds from exec to the first correct 302, polling connect about every 1 ms.
-    The server is stopped afterwards. Raises StartError when no correct answer comes."""
-    server = start(entry, launch)
-    try:
-        deadline = time.monotonic() + timeout_s
-        problem = "no answer"
-        while time.monotonic() < deadline:
-            if server.proc.poll() is not None:
-                raise StartError(f"{entry.name} exited with status {server.proc.returncode}\n{server.output_tail()}")
-            try:
-                problem = check_redirect(launch.host, launch.port, launch.count, launch.location)
-            except OSError as e:
-                problem = f"cannot connect: {e}"
-                time.sleep(0.001)
-                continue
-            if not problem:
-                return (time.perf_counter() - server.started_at) * 1000
-            time.sleep(0.001)
-        raise StartError(f"{entry.name}: no correct 302 within {timeout_s:g} s: {problem}\n{server.output_tail()}")
-    finally:
-        server.stop()
 
 
 def launch_ready(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> Server:

@@ -21,7 +21,7 @@ const LINGER_BYTES: usize = 64 * 1024;
 const MIN_READ: usize = 4096;
 
 /// Per-thread state that every connection of the thread uses, one at a time.
-pub struct Env {
+pub struct Env<'a> {
     /// Read buffer; its contents do not outlive one call.
     pub input: Box<[u8]>,
     /// Responses of the current read batch, written at once.
@@ -35,7 +35,7 @@ pub struct Env {
     /// N.
     pub count: u32,
     /// Rendered 302 heads.
-    pub redirects: std::sync::Arc<Redirects>,
+    pub redirects: &'a Redirects,
     /// Longest possible response, in octets.
     pub max_response: usize,
     /// Absolute limit for a request head.
@@ -136,7 +136,7 @@ impl Conn {
             Expiry::Close => Next::Close,
             Expiry::RequestTimeout => {
                 self.leftover = Vec::new();
-                response::write(&mut env.out, Status::Refused(Reject::Timeout), false, Persistence::Close, &env.redirects, &env.date);
+                response::write(&mut env.out, Status::Refused(Reject::Timeout), false, Persistence::Close, env.redirects, &env.date);
                 self.phase = Phase::Closing { linger: true };
                 self.flush(env)
             }
@@ -271,7 +271,7 @@ impl Conn {
                         Route::NotFound => Status::NotFound,
                         Route::MethodNotAllowed => Status::MethodNotAllowed,
                     };
-                    response::write(&mut env.out, status, req.head_method, persistence, &env.redirects, &env.date);
+                    response::write(&mut env.out, status, req.head_method, persistence, env.redirects, &env.date);
                     if close {
                         // A request that asked to close, with nothing after it and no
                         // body to come, leaves the client nothing to send.
@@ -284,7 +284,7 @@ impl Conn {
                 }
                 Parse::Partial { empty_lines } => return (at + empty_lines, answered, false),
                 Parse::Error(reject) => {
-                    response::write(&mut env.out, Status::Refused(reject), false, Persistence::Close, &env.redirects, &env.date);
+                    response::write(&mut env.out, Status::Refused(reject), false, Persistence::Close, env.redirects, &env.date);
                     self.phase = Phase::Closing { linger: true };
                     return (input.len(), true, false);
                 }

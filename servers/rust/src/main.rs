@@ -58,7 +58,7 @@ fn main() {
     }
 
     let shared = Arc::new(server::Shared {
-        redirects: Arc::new(response::Redirects::new(&config.location, config.count)),
+        redirects: response::Redirects::new(&config.location, config.count),
         config,
         open: AtomicUsize::new(0),
     });

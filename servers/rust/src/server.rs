@@ -9,7 +9,6 @@ use mio::net::{TcpListener, UnixStream};
 use mio::{Events, Interest, Poll, Token};
 use std::io::{ErrorKind, Read};
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -26,7 +25,7 @@ pub struct Shared {
     /// The configuration.
     pub config: Config,
     /// Rendered 302 heads.
-    pub redirects: Arc<Redirects>,
+    pub redirects: Redirects,
     /// Open connections across all threads.
     pub open: AtomicUsize,
 }
@@ -96,7 +95,7 @@ pub fn run(shared: &Shared, mut listener: TcpListener, mut signal: UnixStream) -
         rng: fastrand::Rng::with_seed(u64::from_ne_bytes(seed)),
         now: Instant::now(),
         count: config.count,
-        redirects: shared.redirects.clone(),
+        redirects: &shared.redirects,
         max_response: shared.redirects.max_response_len(),
         header_timeout: config.header_timeout,
         idle_timeout: config.idle_timeout,
