@@ -8,7 +8,7 @@ RENARD  := servers/rust/bin/renard
 # The conformance runner starts the flagship itself; short timeouts keep the slow cases short.
 RENARD_TEST_CMD := $(RENARD) --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3
 
-.PHONY: all deps setup build test test-rust test-spec test-arena test-deploy verify bench bench-quick report run fuzz clean
+.PHONY: all deps setup build test test-entries test-spec test-arena test-deploy verify bench bench-quick report run fuzz clean
 
 all: build
 
@@ -32,10 +32,11 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 	servers/rust/build
 
 ## test: every language's own tests, then the conformance runner against every implementation
-test: deps setup test-rust test-spec test-arena test-deploy verify
+test: deps setup test-entries test-spec test-arena test-deploy verify
 
-test-rust:
-	cd servers/rust && cargo test --locked
+# Each entry's own tests, as its entry.toml `test` declares them (cargo test, go test, ...).
+test-entries: setup
+	$(ARENA) test
 
 # The runner's own tests, then every vector against the flagship (the runner starts it).
 test-spec: setup $(RENARD)

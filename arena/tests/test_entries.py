@@ -21,6 +21,7 @@ description = "a demo entry"
 requires = ["sh"]
 build = ["echo built > out.bin"]
 run = "./out.bin --listen {listen} --count {count} --location {location} --threads {threads}"
+command = "./out.bin"
 artifacts = ["out.bin"]
 version = "echo demo 1.0"
 """
@@ -47,6 +48,20 @@ def test_good_manifest_loads_every_key(tmp_path):
     assert e.available and e.reason is None and e.folder == tmp_path / "demo"
 
 
+def test_optional_keys_default_to_nothing_and_load_when_given(tmp_path):
+    (plain,) = load_manifest(write(tmp_path / "plain", GOOD))
+    assert (plain.command, plain.test, plain.apt) == ("./out.bin", [], [])
+    extra = GOOD.replace('version = "echo demo 1.0"', 'version = "v"\ntest = ["make check"]\napt = ["libfoo-dev"]')
+    (e,) = load_manifest(write(tmp_path / "extra", extra))
+    assert (e.test, e.apt) == (["make check"], ["libfoo-dev"])
+
+
+def test_a_peer_needs_no_command(tmp_path):
+    peer = GOOD.replace('kind = "ours"', 'kind = "peer"').replace('command = "./out.bin"\n', "")
+    (e,) = load_manifest(write(tmp_path / "p", peer))
+    assert e.kind == "peer" and e.command is None
+
+
 def test_two_entries_share_a_folder_and_build(tmp_path):
     second = GOOD.replace('name = "demo"', 'name = "demo-two"')
     entries = load_manifest(write(tmp_path / "demo", GOOD + second))
@@ -61,6 +76,8 @@ def test_two_entries_share_a_folder_and_build(tmp_path):
     ('build = ["echo built > out.bin"]', "build = [1]", "entry[0].build"),              # not strings
     ('name = "demo"', 'name = "Demo_1"', "entry[0].name"),                              # bad name
     ('kind = "ours"', 'kind = "mine"', "entry[0].kind"),                                 # bad kind
+    ('command = "./out.bin"\n', "", "entry[0].command"),                                # ours names its program
+    ('version = "echo demo 1.0"', 'version = "x"\ntest = "make check"', "entry[0].test"),  # not a list
     ('version = "echo demo 1.0"', 'version = "v"\nready = "soon"', "entry[0].ready"),   # bad ready
     ("--threads {threads}", "--threads {cores}", "entry[0].run"),                        # unknown placeholder
     ('description = "a demo entry"', 'description = ""', "entry[0].description"),       # empty string

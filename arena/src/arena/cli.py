@@ -1,4 +1,4 @@
-"""The `arena` command: list, run, build, verify, bench, report."""
+"""The `arena` command: list, run, build, test, verify, bench, report."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -173,6 +174,34 @@ def build_cmd(ctx, entries):
             console.print(result.tail(), markup=False, highlight=False)
     if failed:
         raise Failure(f"build failed: {', '.join(failed)}")
+
+
+@cli.command("test")
+@click.argument("entries", nargs=-1)
+@click.pass_context
+def test_cmd(ctx, entries):
+    """Run each entry's own tests (`test` in entry.toml, in its folder); exit 1 when one fails.
+
+    An `ours` entry whose runtime is missing fails too: its tests would otherwise be lost."""
+    failed, ran = [], 0
+    for e in load_entries(ctx, entries):
+        if not e.test:
+            continue
+        if not e.available:
+            console.print(f"[yellow]skip[/] {e.name}: {e.reason}")
+            if e.kind == "ours":
+                failed.append(e.name)
+            continue
+        for command in e.test:
+            console.print(f"[bold]{e.name}[/]: {command}", highlight=False)
+            ran += 1
+            if subprocess.run(command, shell=True, cwd=e.folder).returncode != 0:
+                failed.append(e.name)
+                break
+    if failed:
+        raise Failure(f"tests failed: {', '.join(dict.fromkeys(failed))}")
+    if not ran:
+        raise Failure("no entry declares tests")
 
 
 def run_verification(ctx, chosen: list[Entry], quick: bool, log_dir: Path) -> list:

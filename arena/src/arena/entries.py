@@ -37,6 +37,9 @@ SCHEMA: dict[str, tuple[bool, tuple]] = {
     "version": (True, _STR),
     "ready": (False, _STR),
     "config": (False, _STR),
+    "command": (False, _STR),
+    "test": (False, _STR_LIST),
+    "apt": (False, _STR_LIST),
 }
 
 
@@ -63,6 +66,9 @@ class Entry:
     manifest: Path
     ready: str = "listening"
     config: str | None = None  # template file name in folder
+    command: str | None = None  # the program alone, taking every flag of SPEC §1 (cwd = folder)
+    test: list[str] = field(default_factory=list)  # the entry's own tests: shell commands, cwd = folder
+    apt: list[str] = field(default_factory=list)   # Debian packages its build, run and tests need
     missing: list[str] = field(default_factory=list)  # required executables not on PATH
 
     @property
@@ -110,6 +116,8 @@ def _check_table(path: Path, index: int, table: object) -> dict:
         shlex.split(table["run"])
     except ValueError as e:
         raise ManifestError(path, f"{where}.run", f"cannot be split into words: {e}") from None
+    if table["kind"] == "ours" and "command" not in table:
+        raise ManifestError(path, f"{where}.command", "missing key (an `ours` entry names its program)")
     if "config" in table:
         template = path.parent / table["config"]
         if not template.is_file():
@@ -139,6 +147,7 @@ def load_manifest(path: Path) -> list[Entry]:
             name=t["name"], language=t["language"], kind=t["kind"], description=t["description"],
             requires=t["requires"], build=t["build"], run=t["run"], artifacts=t["artifacts"],
             version=t["version"], ready=t.get("ready", "listening"), config=t.get("config"),
+            command=t.get("command"), test=t.get("test", []), apt=t.get("apt", []),
             folder=path.parent, manifest=path,
             missing=[exe for exe in t["requires"] if shutil.which(exe) is None],
         ))
