@@ -1,0 +1,27 @@
+"""Fixtures of the deploy tests: the flagship's binary and a stack (nginx + renard) on loopback."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "deploy"))
+sys.path.insert(0, str(REPO / "deploy" / "demo"))
+
+from stack import Stack  # noqa: E402
+
+RENARD = REPO / "servers" / "rust" / "bin" / "renard"
+
+
+@pytest.fixture(scope="session")
+def renard() -> Path:
+    if not RENARD.is_file():
+        pytest.fail(f"{RENARD} is missing: build it with servers/rust/build (make test does)")
+    return RENARD
+
+
+@pytest.fixture
+def stack(renard, tmp_path):
+    with Stack(renard, tmp_path) as s:
+        yield s
