@@ -25,3 +25,11 @@ def renard() -> Path:
 def stack(renard, tmp_path):
     with Stack(renard, tmp_path) as s:
         yield s
+
+
+@pytest.fixture(scope="session")
+def chi_square():
+    """The runner's chi-square test: (statistic, degrees of freedom, p-value)."""
+    sys.path.insert(0, str(REPO / "spec" / "runner"))
+    from stats import chi_square as test
+    return test
