@@ -17,11 +17,12 @@ deps:
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: arena/pyproject.toml
+$(VENV)/.installed: arena/pyproject.toml deploy/requirements.txt
 	@scripts/deps test
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e './arena[test]'
+	$(VENV)/bin/pip install --quiet -r deploy/requirements.txt
 	@touch $@
 
 build: setup
@@ -45,8 +46,11 @@ test-spec: setup $(RENARD)
 test-arena: setup
 	$(PYTEST) -q arena/tests
 
-test-deploy:
+# nginx and systemd accept deploy/; then the real path: nginx in front of renard, scale-out,
+# the container's constraints without an engine, the Kubernetes manifests.
+test-deploy: setup $(RENARD)
 	deploy/check
+	$(PYTEST) -q deploy/tests
 
 verify: build
 	$(ARENA) verify

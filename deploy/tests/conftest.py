@@ -30,6 +30,5 @@ def stack(renard, tmp_path):
 @pytest.fixture(scope="session")
 def chi_square():
     """The runner's chi-square test: (statistic, degrees of freedom, p-value)."""
-    sys.path.insert(0, str(REPO / "spec" / "runner"))
-    from stats import chi_square as test
+    from renard_conformance.stats import chi_square as test
     return test
