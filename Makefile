@@ -8,7 +8,7 @@ RENARD  := servers/rust/bin/renard
 # The conformance runner starts the flagship itself; short timeouts keep the slow cases short.
 RENARD_TEST_CMD := $(RENARD) --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3
 
-.PHONY: all deps setup build test test-entries test-spec test-arena test-deploy verify bench bench-quick report run fuzz clean
+.PHONY: all deps setup build test test-entries test-spec test-arena test-deploy verify bench bench-quick report run demo fuzz clean
 
 all: build
 
@@ -71,6 +71,11 @@ report: setup
 ## run: the flagship on its defaults (pass flags with ARGS="--count 5")
 run: $(RENARD)
 	$(RENARD) $(ARGS)
+
+## demo: fox avatars, nginx and the flagship on loopback, and a page of foxes (Ctrl-C stops)
+demo: $(RENARD)
+	@scripts/deps test
+	deploy/demo/run $(ARGS)
 
 ## fuzz: the flagship's request parser under libFuzzer (cargo-fuzz, nightly Rust), FUZZ_SECONDS long
 FUZZ_SECONDS ?= 60

@@ -84,11 +84,11 @@ http {{
 
 class Stack:
     """nginx on a free loopback port in front of `instances` renards, images drawn into
-    a folder of /tmp. A context manager: everything it starts is stopped on exit."""
+    a folder of /tmp (with `files`, name → text, served beside them). A context manager: everything it starts is stopped on exit."""
 
     def __init__(self, renard: Path, workdir: Path, *, instances: int = 1, count: int = 21,
-                 extra: str = "", renard_args: tuple[str, ...] = ()):
-        self.renard, self.workdir, self.count = renard, workdir, count
+                 extra: str = "", files: dict[str, str] | None = None, renard_args: tuple[str, ...] = ()):
+        self.renard, self.workdir, self.count, self.files = renard, workdir, count, files or {}
         self.extra, self.renard_args = extra, renard_args
         self.port = free_port()
         self.upstreams = [free_port() for _ in range(instances)]
@@ -124,6 +124,8 @@ class Stack:
         os.chmod(self.images, 0o755)
         images = self.images
         write_foxes(images, self.count)
+        for name, text in self.files.items():
+            (images / name).write_text(text)
         site = self.workdir / "site.conf"
         site.write_text(adapt_site(SITE.read_text(), listen=self.port, root=images,
                                    upstreams=self.upstreams, extra=self.extra))
