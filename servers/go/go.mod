@@ -1,0 +1,3 @@
+module renard
+
+go 1.22
