@@ -24,6 +24,9 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Open connections allowed across all threads.
     pub max_connections: usize,
+    /// Longest drain after SIGTERM/SIGINT (SPEC §7.6; the window is the lesser of this
+    /// and `header_timeout`); zero is allowed.
+    pub drain_timeout: Duration,
 }
 
 /// What the command line asks for.
@@ -51,12 +54,13 @@ Answers GET / with a 302 redirect to TEMPLATE with {n} replaced by k in 1..N
   --header-timeout S       RENARD_HEADER_TIMEOUT   default 10 (seconds, > 0, <= 86400)
   --idle-timeout S         RENARD_IDLE_TIMEOUT     default 60 (seconds, > 0, <= 86400)
   --max-connections N      RENARD_MAX_CONNECTIONS  default 10000 (1 to 1000000)
+  --drain-timeout S        RENARD_DRAIN_TIMEOUT    default 1 (seconds, >= 0, <= 86400)
   --help                   print this text
   --version                print the version
 ";
 
 /// The flags that take a value, with their variables, in [`Config`] order.
-const FLAGS: [(&str, &str); 7] = [
+const FLAGS: [(&str, &str); 8] = [
     ("--listen", "RENARD_LISTEN"),
     ("--count", "RENARD_COUNT"),
     ("--location", "RENARD_LOCATION"),
@@ -64,6 +68,7 @@ const FLAGS: [(&str, &str); 7] = [
     ("--header-timeout", "RENARD_HEADER_TIMEOUT"),
     ("--idle-timeout", "RENARD_IDLE_TIMEOUT"),
     ("--max-connections", "RENARD_MAX_CONNECTIONS"),
+    ("--drain-timeout", "RENARD_DRAIN_TIMEOUT"),
 ];
 
 /// Read the command line `args` (without the program name), the variables through
@@ -113,9 +118,10 @@ pub fn parse(
         count: value(source(1), 21, |v| parse_integer(v, 1_000_000).map(|n| n as u32))?,
         location: value(source(2), b"https://avatar.example.org/Renard-{n}.png".to_vec(), parse_location)?,
         threads: value(source(3), cpus.clamp(1, 1024), |v| parse_integer(v, 1024))?,
-        header_timeout: value(source(4), Duration::from_secs(10), parse_seconds)?,
-        idle_timeout: value(source(5), Duration::from_secs(60), parse_seconds)?,
+        header_timeout: value(source(4), Duration::from_secs(10), parse_positive_seconds)?,
+        idle_timeout: value(source(5), Duration::from_secs(60), parse_positive_seconds)?,
         max_connections: value(source(6), 10_000, |v| parse_integer(v, 1_000_000))?,
+        drain_timeout: value(source(7), Duration::from_secs(1), parse_seconds)?,
     }))
 }
 
@@ -152,26 +158,38 @@ fn parse_integer(v: &[u8], max: usize) -> Result<usize, String> {
     if (1..=max).contains(&n) { Ok(n) } else { Err(reason()) }
 }
 
-/// Decimal seconds `DIGITS[.DIGITS]`, > 0 and <= 86400.
-fn parse_seconds(v: &[u8]) -> Result<Duration, String> {
+/// Decimal seconds `DIGITS[.DIGITS]`, > 0 and <= 86400 (a positive value below a
+/// nanosecond counts as one nanosecond).
+fn parse_positive_seconds(v: &[u8]) -> Result<Duration, String> {
     const REASON: &str = "must be a decimal number of seconds greater than 0 and at most 86400";
+    decimal_seconds(v).filter(|d| !d.is_zero()).ok_or_else(|| REASON.to_string())
+}
+
+/// Decimal seconds `DIGITS[.DIGITS]`, >= 0 and <= 86400.
+fn parse_seconds(v: &[u8]) -> Result<Duration, String> {
+    decimal_seconds(v).ok_or_else(|| "must be a decimal number of seconds from 0 to 86400".to_string())
+}
+
+/// `DIGITS[.DIGITS]` at most 86400 s, as a duration; a positive value that rounds to zero
+/// nanoseconds gives 1 ns, so that only an exact zero is zero.
+fn decimal_seconds(v: &[u8]) -> Option<Duration> {
     let (whole, fraction) = match v.iter().position(|&b| b == b'.') {
         Some(dot) => (&v[..dot], &v[dot + 1..]),
         None => (v, &v[v.len()..]),
     };
     let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
     if whole.is_empty() || whole.len() > 5 || !digits(whole) || !digits(fraction) || (fraction.is_empty() && v.len() != whole.len()) {
-        return Err(REASON.to_string());
+        return None;
     }
     let secs = whole.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
     // Nanoseconds from the first nine fraction digits; later digits are below resolution.
     let nanos = (0..9).fold(0u32, |n, i| n * 10 + fraction.get(i).map_or(0, |&d| u32::from(d - b'0')));
     let duration = Duration::new(secs, nanos);
-    let rounded_up_zero = duration.is_zero() && fraction.iter().any(|&d| d != b'0');
-    if (duration.is_zero() && !rounded_up_zero) || duration > Duration::from_secs(86_400) {
-        return Err(REASON.to_string());
+    let exactly_zero = secs == 0 && fraction.iter().all(|&d| d == b'0');
+    if duration > Duration::from_secs(86_400) {
+        return None;
     }
-    Ok(if rounded_up_zero { Duration::from_nanos(1) } else { duration })
+    Some(if duration.is_zero() && !exactly_zero { Duration::from_nanos(1) } else { duration })
 }
 
 /// 1 to 2048 octets in 0x21..=0x7E, with `{n}` at least once.
@@ -260,6 +278,20 @@ mod tests {
     fn timeout_of_a_day_is_accepted() { assert_eq!(config(&["--idle-timeout", "86400"], &[]).idle_timeout, Duration::from_secs(86_400)) }
     #[test]
     fn exponent_timeout_is_refused() { assert!(error(&["--header-timeout", "1e3"], &[]).starts_with("renard: --header-timeout: ")) }
+    #[test]
+    fn drain_timeout_defaults_to_one_second() { assert_eq!(config(&[], &[]).drain_timeout, Duration::from_secs(1)) }
+    #[test]
+    fn zero_drain_timeout_is_accepted() { assert_eq!(config(&["--drain-timeout", "0"], &[]).drain_timeout, Duration::ZERO) }
+    #[test]
+    fn decimal_drain_timeout_is_accepted() { assert_eq!(config(&["--drain-timeout=0.5"], &[]).drain_timeout, Duration::from_millis(500)) }
+    #[test]
+    fn drain_timeout_variable_is_read() { assert_eq!(config(&[], &[("RENARD_DRAIN_TIMEOUT", "2")]).drain_timeout, Duration::from_secs(2)) }
+    #[test]
+    fn negative_drain_timeout_is_refused() {
+        assert_eq!(error(&["--drain-timeout", "-1"], &[]), "renard: --drain-timeout: must be a decimal number of seconds from 0 to 86400 (got \"-1\")")
+    }
+    #[test]
+    fn drain_timeout_above_a_day_is_refused() { assert!(error(&[], &[("RENARD_DRAIN_TIMEOUT", "86401")]).starts_with("renard: RENARD_DRAIN_TIMEOUT: ")) }
     #[test]
     fn unknown_flag_is_named() { assert!(error(&["--bogus"], &[]).starts_with("renard: --bogus: unknown flag")) }
     #[test]

@@ -112,10 +112,30 @@ impl Conn {
         }
     }
 
-    /// Whether the connection has no request in progress and nothing to send (closed at
-    /// once on shutdown).
-    pub fn is_idle(&self) -> bool {
-        self.phase == Phase::Open && self.leftover.is_empty() && self.unsent.is_empty()
+    /// How readily the connection may be evicted when a new one arrives at the cap
+    /// (SPEC §7.5, §7.5.1): None when it must not be (a complete request not answered,
+    /// response octets not written, a body being discarded); else (class, since), and the
+    /// smallest is chosen: 0 lingering close, 1 a partial head begun at `since`, 2 nothing
+    /// received since `since`.
+    pub fn eviction_rank(&self) -> Option<(u8, Instant)> {
+        match self.phase {
+            Phase::Lingering { until, .. } => Some((0, until)),
+            Phase::Closing { .. } => None,
+            Phase::Open if !self.unsent.is_empty() || self.body_left > 0 || self.peer_done => None,
+            // A partial head; whole requests are held only while output waits (above).
+            Phase::Open if !self.leftover.is_empty() => Some((1, self.head_started.unwrap_or(self.last_progress))),
+            Phase::Open => Some((2, self.last_progress)),
+        }
+    }
+
+    /// The drain window of SPEC §7.6 ended: answer what the socket already holds (with
+    /// `Connection: close`), then close unless a response is under way.
+    pub fn end_drain(&mut self, env: &mut Env) -> Next {
+        debug_assert!(env.shutting_down);
+        if self.phase == Phase::Open && self.unsent.is_empty() && self.read_requests(env, false) == Next::Close {
+            return Next::Close;
+        }
+        if self.phase == Phase::Open && self.unsent.is_empty() { Next::Close } else { Next::Keep }
     }
 
     /// When the connection expires and what happens then (SPEC §7.4, §7.5).
@@ -376,4 +396,121 @@ fn write_some(stream: &mut TcpStream, bytes: &[u8]) -> std::io::Result<usize> {
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::response::{DateLine, Redirects};
+    use std::time::SystemTime;
+
+    /// A connection over loopback and the client's end of it.
+    fn connected(now: Instant) -> (Conn, std::net::TcpStream) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        server.set_nonblocking(true).unwrap();
+        client.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        (Conn::new(TcpStream::from_std(server), now), client)
+    }
+
+    fn env(redirects: &Redirects) -> Env<'_> {
+        Env {
+            input: vec![0; 128 * 1024].into_boxed_slice(),
+            out: Vec::new(),
+            date: DateLine::new(SystemTime::now()),
+            rng: fastrand::Rng::with_seed(1),
+            now: Instant::now(),
+            count: 21,
+            redirects,
+            max_response: redirects.max_response_len(),
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            shutting_down: false,
+        }
+    }
+
+    /// Read from `conn` until the client's bytes have arrived (loopback: at once).
+    fn read_until_settled(conn: &mut Conn, env: &mut Env) -> Next {
+        std::thread::sleep(Duration::from_millis(20));
+        conn.on_readable(env, false)
+    }
+
+    fn redirects() -> Redirects {
+        Redirects::new(b"/{n}", 21)
+    }
+
+    #[test]
+    fn fresh_connection_ranks_as_waiting_since_accept() {
+        let (conn, _client) = connected(Instant::now());
+        assert_eq!(conn.eviction_rank().map(|r| r.0), Some(2));
+    }
+
+    #[test]
+    fn partial_head_ranks_before_waiting_and_after_lingering() {
+        let redirects = redirects();
+        let mut env = env(&redirects);
+        let (mut partial, mut client) = connected(env.now);
+        client.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+        assert_eq!(read_until_settled(&mut partial, &mut env), Next::Keep);
+        assert_eq!(partial.eviction_rank(), Some((1, env.now)));
+
+        let (mut lingering, mut client) = connected(env.now);
+        client.write_all(b"BAD\x01 / HTTP/1.1\r\n\r\n").unwrap();
+        assert_eq!(read_until_settled(&mut lingering, &mut env), Next::Keep);
+        assert_eq!(lingering.eviction_rank().map(|r| r.0), Some(0));
+    }
+
+    #[test]
+    fn answered_connection_ranks_as_waiting_since_its_answer() {
+        let redirects = redirects();
+        let mut env = env(&redirects);
+        let (mut conn, mut client) = connected(env.now - Duration::from_secs(5));
+        client.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        assert_eq!(read_until_settled(&mut conn, &mut env), Next::Keep);
+        assert_eq!(conn.eviction_rank(), Some((2, env.now)));
+    }
+
+    #[test]
+    fn connection_discarding_a_body_is_never_evicted() {
+        let redirects = redirects();
+        let mut env = env(&redirects);
+        let (mut conn, mut client) = connected(env.now);
+        client.write_all(b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\nabc").unwrap();
+        assert_eq!(read_until_settled(&mut conn, &mut env), Next::Keep);
+        assert_eq!(conn.eviction_rank(), None);
+    }
+
+    #[test]
+    fn request_during_drain_is_answered_with_close() {
+        let redirects = redirects();
+        let mut env = env(&redirects);
+        env.shutting_down = true;
+        let (mut conn, mut client) = connected(env.now);
+        client.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        assert_eq!(read_until_settled(&mut conn, &mut env), Next::Keep);
+        let mut answer = [0u8; 512];
+        let n = client.read(&mut answer).unwrap();
+        assert!(answer[..n].ends_with(b"Content-Length: 0\r\nConnection: close\r\n\r\n"));
+    }
+
+    #[test]
+    fn end_of_drain_answers_what_arrived_and_closes_idle_and_partial() {
+        let redirects = redirects();
+        let mut env = env(&redirects);
+        env.shutting_down = true;
+        let (mut idle, _c1) = connected(env.now);
+        let (mut partial, mut c2) = connected(env.now);
+        let (mut arrived, mut c3) = connected(env.now);
+        c2.write_all(b"GET / HT").unwrap();
+        assert_eq!(read_until_settled(&mut partial, &mut env), Next::Keep);
+        c3.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(idle.end_drain(&mut env), Next::Close);
+        assert_eq!(partial.end_drain(&mut env), Next::Close);
+        assert_eq!(arrived.end_drain(&mut env), Next::Keep); // answered, now lingering
+        let mut answer = [0u8; 512];
+        let n = c3.read(&mut answer).unwrap();
+        assert!(answer[..n].starts_with(b"HTTP/1.1 302 Found\r\n"));
+    }
 }

@@ -17,8 +17,9 @@ const SIGNAL: Token = Token(usize::MAX - 1);
 /// Read buffer per thread, in octets: larger than the largest head (about 24.6 KiB), and
 /// at the allocator's mmap threshold, so that its pages cost memory only once read into.
 const INPUT_BUFFER: usize = 128 * 1024;
-/// Time allowed to finish requests in progress after SIGTERM/SIGINT (SPEC §7.6: 5 s).
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(4);
+/// After the drain window, time left to finish responses already begun; the process
+/// exits within the window plus 1 s (SPEC §7.6).
+const FINISH_GRACE: Duration = Duration::from_millis(500);
 
 /// What every thread reads; built once.
 pub struct Shared {
@@ -50,6 +51,14 @@ struct Slots {
 }
 
 impl Slots {
+    /// The connection to close for a newcomer at the cap (SPEC §7.5), if any may go. A
+    /// scan of this thread's connections: it runs only at the cap, and costs about what
+    /// accepting and answering that many connections did.
+    fn eviction_victim(&self) -> Option<usize> {
+        let ranked = self.slots.iter().enumerate();
+        ranked.filter_map(|(index, slot)| Some((slot.as_ref()?.eviction_rank()?, index))).min().map(|(_, index)| index)
+    }
+
     fn insert(&mut self, conn: Conn) -> usize {
         self.live += 1;
         match self.free.pop() {
@@ -104,9 +113,11 @@ pub fn run(shared: &Shared, mut listener: TcpListener, mut signal: UnixStream) -
     let mut conns = Slots { slots: Vec::new(), free: Vec::new(), live: 0 };
     // No connection's deadline is before this instant (None: no connection).
     let mut next_scan: Option<Instant> = None;
-    let mut shutdown_deadline: Option<Instant> = None;
+    // SPEC §7.6: the drain window's end (None once it has passed), then the exit deadline.
+    let mut drain_end: Option<Instant> = None;
+    let mut exit_by: Option<Instant> = None;
     loop {
-        let wake = [next_scan, shutdown_deadline].into_iter().flatten().min();
+        let wake = [next_scan, drain_end, exit_by].into_iter().flatten().min();
         let timeout = wake.map(|at| at.saturating_duration_since(Instant::now()) + Duration::from_millis(1));
         match poll.poll(&mut events, timeout) {
             Ok(()) => {}
@@ -119,22 +130,23 @@ pub fn run(shared: &Shared, mut listener: TcpListener, mut signal: UnixStream) -
             match event.token() {
                 LISTENER => {
                     if let Some(listener) = &listener {
-                        accept_all(shared, listener, poll.registry(), &mut conns, &env, &mut next_scan);
+                        accept_all(shared, listener, poll.registry(), &mut conns, &mut env, &mut next_scan);
                     }
                 }
                 SIGNAL => {
                     let mut drain = [0u8; 64];
                     while matches!(signal.read(&mut drain), Ok(n) if n > 0) {}
                     if !env.shutting_down {
+                        // Drain (SPEC §7.6): refuse new connections at once; keep serving,
+                        // every answer closing, until the window ends.
                         env.shutting_down = true;
-                        listener = None;
-                        shutdown_deadline = Some(env.now + SHUTDOWN_GRACE);
-                        for index in 0..conns.slots.len() {
-                            if conns.slots.get(index).and_then(Option::as_ref).is_some_and(Conn::is_idle) {
-                                conns.remove(index);
-                                shared.open.fetch_sub(1, Ordering::Relaxed);
-                            }
+                        // What the kernel has already accepted is served, not reset.
+                        if let Some(listener) = listener.take() {
+                            accept_all(shared, &listener, poll.registry(), &mut conns, &mut env, &mut next_scan);
                         }
+                        let end = env.now + config.drain_timeout.min(config.header_timeout);
+                        drain_end = Some(end);
+                        exit_by = Some(end + FINISH_GRACE);
                     }
                 }
                 Token(index) => {
@@ -145,9 +157,6 @@ pub fn run(shared: &Shared, mut listener: TcpListener, mut signal: UnixStream) -
                     }
                     if next == Next::Keep && (event.is_readable() || event.is_read_closed() || event.is_error()) {
                         next = conn.on_readable(&mut env, event.is_read_closed() || event.is_error());
-                    }
-                    if next == Next::Keep && env.shutting_down && conn.is_idle() {
-                        next = Next::Close;
                     }
                     match next {
                         Next::Keep => {
@@ -165,20 +174,32 @@ pub fn run(shared: &Shared, mut listener: TcpListener, mut signal: UnixStream) -
         if next_scan.is_some_and(|at| at <= env.now) {
             next_scan = expire(&mut conns, &mut env, shared);
         }
-        if env.shutting_down && (conns.live == 0 || shutdown_deadline.is_some_and(|at| at <= env.now)) {
+        if drain_end.is_some_and(|at| at <= env.now) {
+            drain_end = None;
+            for index in 0..conns.slots.len() {
+                let Some(Some(conn)) = conns.slots.get_mut(index) else { continue };
+                if conn.end_drain(&mut env) == Next::Close {
+                    conns.remove(index);
+                    shared.open.fetch_sub(1, Ordering::Relaxed);
+                }
+            }
+        }
+        if env.shutting_down && (conns.live == 0 || exit_by.is_some_and(|at| at <= env.now)) {
             shared.open.fetch_sub(conns.live, Ordering::Relaxed);
             return Ok(());
         }
     }
 }
 
-/// Accept every pending connection; beyond the cap, accept and close at once.
+/// Accept every pending connection. At the cap, the new connection takes the place of
+/// the least client-like one of this thread, or is closed at once if none may go
+/// (SPEC §7.5).
 fn accept_all(
     shared: &Shared,
     listener: &TcpListener,
     registry: &mio::Registry,
     conns: &mut Slots,
-    env: &Env,
+    env: &mut Env,
     next_scan: &mut Option<Instant>,
 ) {
     loop {
@@ -189,8 +210,11 @@ fn accept_all(
         };
         if shared.open.fetch_add(1, Ordering::Relaxed) >= shared.config.max_connections {
             shared.open.fetch_sub(1, Ordering::Relaxed);
-            drop(stream);
-            continue;
+            match conns.eviction_victim() {
+                // The victim's place in the count passes to the new connection.
+                Some(victim) => conns.remove(victim),
+                None => continue, // drops (closes) the new connection unread
+            }
         }
         let _ = stream.set_nodelay(true);
         let index = conns.free.last().copied().unwrap_or(conns.slots.len());
@@ -198,7 +222,13 @@ fn accept_all(
             shared.open.fetch_sub(1, Ordering::Relaxed);
             continue;
         }
-        let conn = Conn::new(stream, env.now);
+        // Read at once: a client's request is usually there already, and a connection
+        // with its request answered is not the one an attacker's next arrival evicts.
+        let mut conn = Conn::new(stream, env.now);
+        if conn.on_readable(env, false) == Next::Close {
+            shared.open.fetch_sub(1, Ordering::Relaxed);
+            continue;
+        }
         let at = conn.deadline(env).0;
         *next_scan = Some(next_scan.map_or(at, |n| n.min(at)));
         conns.insert(conn);
