@@ -1,13 +1,17 @@
 """`arena verify` exit status (only `ours` failures count) and `arena run` (prints the
-listening line, SIGINT stops the entry), against a tiny Python entry and a stand-in runner."""
+listening line, SIGINT stops the entry), against a tiny Python entry and a stand-in check_all."""
 
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from renard_conformance import conformance
+
+from arena import cli
 
 SERVER = '''
 import os, socket, sys
@@ -21,29 +25,6 @@ while True:
     c.sendall(("HTTP/1.1 302 Found\\r\\nLocation: " + location.replace("{n}", "1") +
                "\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n").encode())
     c.close()
-'''
-
-RUNNER = '''
-from dataclasses import dataclass
-DEFAULT_COUNT = 21
-DEFAULT_LOCATION = "https://avatar.example.org/Renard-{n}.png"
-@dataclass
-class Target:
-    host: str
-    port: int
-    count: int = 21
-    location: str = DEFAULT_LOCATION
-    header_timeout: float = 10.0
-    idle_timeout: float = 60.0
-@dataclass
-class Outcome:
-    name: str
-    verdict: str
-    detail: str
-def check_all(target, quick=False, skip_slow=False):
-    import socket
-    socket.create_connection((target.host, target.port)).close()
-    return [Outcome("answers", "pass", ""), Outcome("strictness", "VERDICT", "stand-in")]
 '''
 
 ENTRY = '''
@@ -60,14 +41,16 @@ version = "python3 --version"
 '''
 
 
-def make_repo(root: Path, kind: str, verdict: str) -> Path:
-    (root / "spec" / "runner").mkdir(parents=True)
+def make_repo(root: Path, kind: str) -> Path:
+    (root / "spec").mkdir(parents=True)
     (root / "spec" / "SPEC.md").write_text("spec")
-    (root / "spec" / "runner" / "conformance.py").write_text(RUNNER.replace("VERDICT", verdict))
     folder = root / ("servers" if kind == "ours" else "peers") / "demo"
     folder.mkdir(parents=True)
     (folder / "server.py").write_text(SERVER)
-    (folder / "entry.toml").write_text(ENTRY.replace("NAME", "demo").replace("KIND", kind))
+    manifest = ENTRY.replace("NAME", "demo").replace("KIND", kind)
+    if kind == "ours":
+        manifest += 'command = "python3 server.py"\n'
+    (folder / "entry.toml").write_text(manifest)
     return root
 
 
@@ -76,26 +59,35 @@ def arena(repo: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
+def stand_in_check_all(verdict: str):
+    """The runner's check_all replaced: one pass, one `verdict`, after a real connection."""
+    def check_all(target, quick=False, skip_slow=False):
+        socket.create_connection((target.host, target.port)).close()
+        return [conformance.Outcome("answers", "pass", ""), conformance.Outcome("strictness", verdict, "stand-in")]
+    return check_all
+
+
 @pytest.mark.parametrize("kind,verdict,status", [
     ("ours", "pass", 0),
     ("ours", "alt", 0),     # an allowed alternative is not a failure
     ("ours", "fail", 1),
     ("peer", "fail", 0),    # peers may fail cases
 ])
-def test_verify_exits_1_only_when_ours_fails(tmp_path, kind, verdict, status):
-    p = arena(make_repo(tmp_path, kind, verdict), "verify")
-    assert p.returncode == status, p.stdout + p.stderr
-    assert "answers" in p.stdout and {"pass": "✓", "alt": "~", "fail": "✗"}[verdict] in p.stdout
+def test_verify_exits_1_only_when_ours_fails(tmp_path, monkeypatch, capsys, kind, verdict, status):
+    monkeypatch.setattr(conformance, "check_all", stand_in_check_all(verdict))
+    assert cli.main(["--repo", str(make_repo(tmp_path, kind)), "verify"]) == status
+    out = capsys.readouterr().out
+    assert "answers" in out and {"pass": "✓", "alt": "~", "fail": "✗"}[verdict] in out
     closing = {("ours", "fail"): "verify: 1 passed, 1 failed", ("ours", "pass"): "verify: 2 passed, 0 failed",
                ("ours", "alt"): "verify: 2 passed, 0 failed"}.get((kind, verdict))
     if closing:     # only our entries are counted
-        assert closing in p.stdout
+        assert closing in out
     else:
-        assert "verify:" not in p.stdout
+        assert "verify:" not in out
 
 
 def test_run_prints_listening_line_and_sigint_stops_the_entry(tmp_path):
-    repo = make_repo(tmp_path, "ours", "pass")
+    repo = make_repo(tmp_path, "ours")
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "--repo", str(repo), "run", "demo",
                              "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -1,26 +1,40 @@
-"""Verification: the spec's conformance runner (spec/runner/conformance.py) against each entry."""
+"""Verification with the spec's conformance runner (the `renard_conformance` package).
+
+- `verify_entry`: the vectors and statistical checks (not those that wait for a timeout)
+  against an entry started from its `run` template: every entry, ours and peers.
+- `run_suite`: the runner's whole pytest suite (vectors with the slow cases, statistics,
+  SPEC §1 command line, restart, limits, robustness) against an `ours` entry started from its
+  `command` with the short timeout flags; its outcomes grouped by scenario.
+"""
 
 from __future__ import annotations
 
-import importlib
+import json
+import re
+import shlex
+import subprocess
 import sys
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import renard_conformance
+from renard_conformance import conformance
 
 from .entries import Entry
 from .process import Launch, StartError, free_port, launch_ready
 
 VERDICTS = ("pass", "alt", "fail")
 RUNNER_TIMEOUT_S = 600  # one entry's check_all; past it the entry is stopped and reported
+SUITE_TIMEOUT_S = 900   # one entry's whole suite; past it pytest is stopped and the entry fails
+FULL_SCHEMA = 1         # of results/verify-full.json
+SUMMARY_RE = re.compile(r"^=*\s*(\d+ (passed|failed|skipped|errors?|deselected|xfailed|xpassed)\b.*?)\s*=*$")
 
 
-def load_runner(repo: Path):
-    """The conformance module of this repository (imported from <repo>/spec/runner)."""
-    runner_dir = str(repo / "spec" / "runner")
-    if runner_dir not in sys.path:
-        sys.path.insert(0, runner_dir)
-    return importlib.import_module("conformance")
+def load_runner(repo: Path | None = None):
+    """The runner's library module (the installed `renard_conformance` package; `repo` is unused)."""
+    return conformance
 
 
 @dataclass
@@ -45,7 +59,6 @@ def verify_entry(repo: Path, entry: Entry, quick: bool = False, cpus: str | None
     """Starts the entry with the spec's default count, location and timeouts (one thread),
     runs every case except those that wait for a timeout, stops it. A runner that does not
     finish within timeout_s is reported as this entry's error (the entry is stopped)."""
-    conformance = load_runner(repo)
     launch = Launch(port=free_port(), count=conformance.DEFAULT_COUNT,
                     location=conformance.DEFAULT_LOCATION, threads=1, cpus=cpus)
     try:
@@ -73,3 +86,167 @@ def verify_entry(repo: Path, entry: Entry, quick: bool = False, cpus: str | None
     if "error" in done:
         return EntryVerdicts(entry, [], done["error"])
     return EntryVerdicts(entry, done["outcomes"])
+
+
+# --- the whole suite (arena verify --full) ---------------------------------------------------
+
+@dataclass
+class SuiteResult:
+    """One entry's run of the suite: pytest's closing line and the outcomes by scenario."""
+    entry: Entry
+    command: str                     # what --renard-cmd was (run in the entry's folder)
+    summary: str = ""                # pytest's closing line, e.g. "812 passed in 95.1s"
+    seconds: float = 0.0
+    exit_status: int | None = None   # pytest's; None when it did not finish
+    error: str | None = None         # why the suite could not run or finish
+    log: Path | None = None
+    scenarios: dict[str, dict] = field(default_factory=dict)   # name -> passed/failed/skipped/failures
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None or self.exit_status != 0
+
+    def record(self) -> dict:
+        return {"command": self.command, "summary": self.summary, "seconds": round(self.seconds, 1),
+                "exit_status": self.exit_status, "error": self.error, "log": str(self.log or ""),
+                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "scenarios": self.scenarios}
+
+
+def suite_command(entry: Entry) -> str:
+    """The entry's `command` with the suite's flags (port 0, short timeouts)."""
+    return shlex.join(shlex.split(entry.command) + renard_conformance.SUITE_FLAGS)
+
+
+def run_suite(entry: Entry, log_dir: Path, options: list[str] = (),
+              timeout_s: float = SUITE_TIMEOUT_S) -> SuiteResult:
+    """pytest on the runner's suite for one `ours` entry, in a child process (its output goes
+    to log_dir/verify-full-NAME.log); the per-scenario outcomes come from --renard-report."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    command = suite_command(entry)
+    log, report = log_dir / f"verify-full-{entry.name}.log", log_dir / f"verify-full-{entry.name}.json"
+    report.unlink(missing_ok=True)
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", renard_conformance.PLUGIN,
+            "--pyargs", renard_conformance.SUITE, "--renard-cmd", command, "--renard-cwd", str(entry.folder),
+            "--renard-report", str(report), *options]
+    result = SuiteResult(entry, command, log=log)
+    started = time.monotonic()
+    with open(log, "w") as out:
+        try:
+            result.exit_status = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                                timeout=timeout_s, cwd=entry.folder).returncode
+        except subprocess.TimeoutExpired:
+            result.error = f"the suite did not finish within {timeout_s:g} s (log {log})"
+    result.seconds = time.monotonic() - started
+    result.summary = closing_line(log.read_text(errors="replace"))
+    if report.is_file():
+        result.scenarios = json.loads(report.read_text())["scenarios"]
+    elif result.error is None:
+        result.error = f"pytest wrote no report (exit status {result.exit_status}; log {log})"
+    if result.error is None and result.exit_status not in (0, 1):
+        result.error = f"pytest exit status {result.exit_status}: {result.summary or 'see'} (log {log})"
+    return result
+
+
+def closing_line(output: str) -> str:
+    """pytest's closing summary line (`N passed, N failed in S s`), or ""."""
+    for line in reversed(output.splitlines()):
+        match = SUMMARY_RE.match(line.strip())
+        if match:
+            return match.group(1)
+    return ""
+
+
+def save_suite_results(path: Path, results: list[SuiteResult]) -> None:
+    """Merges these entries' records into the JSON file at path (other entries are kept):
+    {"schema": 1, "suite_flags": [...], "entries": {name: record}}; written atomically."""
+    document = {"schema": FULL_SCHEMA, "suite_flags": renard_conformance.SUITE_FLAGS, "entries": {}}
+    if path.is_file():
+        try:
+            old = json.loads(path.read_text())
+            if old.get("schema") == FULL_SCHEMA:
+                document["entries"] = old.get("entries", {})
+        except ValueError:
+            pass
+    for result in results:
+        document["entries"][result.entry.name] = result.record()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(document, indent=1) + "\n")
+    temporary.replace(path)
+
+
+def scenario_names(results: list[SuiteResult]) -> list[str]:
+    """Every scenario seen, in a stable order (first appearance)."""
+    names: list[str] = []
+    for result in results:
+        for name in result.scenarios:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def scenario_cell(row: dict | None) -> str:
+    """One cell of the entry x scenario table: `✓ 12`, `✗ 2/12`, `skipped`, or `·` (not run)."""
+    if row is None:
+        return "·"
+    ran = row["passed"] + row["failed"]
+    if row["failed"]:
+        return f"✗ {row['failed']}/{ran}"
+    if ran:
+        return f"✓ {ran}"
+    return "skipped"
+
+
+def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> list[str]:
+    """`arena verify --full`: the suite for each `ours` entry in chosen (built first by
+    ensure_built(entry, log_dir) -> problem or None); prints each entry's closing line and the
+    entry x scenario table, writes results/verify-full.json (--soak: results/soak.json).
+    Returns the names of the entries that failed (an unavailable one fails)."""
+    from .ui import console, spinner
+    if not chosen:
+        return ["(no `ours` entry: --full runs the suite on our entries only)"]
+    options = (["--renard-soak-seconds", "600", "--renard-attack-seconds", "20", "-k", "soak or attack"]
+               if soak else [])
+    log_dir = repo / "results" / "logs"
+    results, failed = [], []
+    for entry in chosen:
+        problem = entry.reason if not entry.available else ensure_built(entry, log_dir)
+        if problem:
+            console.print(f"[red]FAIL[/] {entry.name}: {problem}", highlight=False)
+            failed.append(entry.name)
+            continue
+        with spinner() as progress:
+            progress.add_task(f"suite on {entry.name}: {suite_command(entry)}", total=None)
+            result = run_suite(entry, log_dir, options)
+        results.append(result)
+        mark = "[red]FAIL[/]" if result.failed else "[green]ok[/]  "
+        console.print(f"{mark} {entry.name}: {result.summary or result.error} "
+                      f"({result.seconds:.0f} s; log {result.log})", highlight=False)
+        for name, row in result.scenarios.items():
+            for failure in row["failures"]:
+                console.print(f"[red]FAIL[/] {entry.name} {name}: {failure['test'].rpartition('::')[2]}",
+                              highlight=False)
+        if result.failed:
+            failed.append(entry.name)
+    if results:
+        console.print(suite_table(results))
+        path = repo / "results" / ("soak.json" if soak else "verify-full.json")
+        save_suite_results(path, results)
+        console.print(f"table: {path}", highlight=False)
+    return failed
+
+
+def suite_table(results: list[SuiteResult]):
+    """The entry x scenario table for the console."""
+    from rich.table import Table
+    table = Table(title="suite: entry × scenario (✓ N: N tests passed; ✗ F/N: F of N failed)")
+    table.add_column("entry")
+    names = scenario_names(results)
+    for name in names:
+        table.add_column(name, justify="center")
+    table.add_column("time", justify="right")
+    for result in results:
+        cells = [scenario_cell(result.scenarios.get(name)) for name in names]
+        table.add_row(result.entry.name, *[c.replace("✗", "[red]✗[/]").replace("✓", "[green]✓[/]") for c in cells],
+                      f"{result.seconds:.0f} s")
+    return table

@@ -1,7 +1,7 @@
 """renard conformance runner: replays spec/vectors against a running server (stdlib only).
 
 Library: load_cases, replay, statistical_checks, check_all (see spec/runner/README.md).
-CLI: python3 spec/runner/conformance.py --addr 127.0.0.1:8080 [--count 21] [--location T]
+CLI: renard-conformance --addr 127.0.0.1:8080 [--count 21] [--location T]
      [--header-timeout 10] [--idle-timeout 60] [--quick] [--skip-slow] [--json] [--only RE]
 """
 
@@ -15,17 +15,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-if str(_HERE) not in sys.path:
-    sys.path.insert(0, str(_HERE))
-
-import reference  # noqa: E402
-import stats  # noqa: E402
-import wire  # noqa: E402
-from judge import IMF_FIXDATE, Transcript, date_seconds, expanded, location_k, match  # noqa: E402
-from vectors import HOST_FIELD, Case, compile_send, load_cases, timeout_of  # noqa: E402
+from . import reference, stats, wire
+from .judge import IMF_FIXDATE, Transcript, date_seconds, expanded, location_k, match
+from .vectors import HOST_FIELD, Case, compile_send, load_cases, timeout_of
 
 DEFAULT_COUNT = 21
 DEFAULT_LOCATION = "https://avatar.example.org/Renard-{n}.png"

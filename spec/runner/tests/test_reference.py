@@ -6,18 +6,11 @@ from __future__ import annotations
 import functools
 import json
 import re
-from pathlib import Path
 
 import pytest
+from renard_conformance import conformance, judge, reference, stats, vectors, wire
 
-import conformance
-import judge
-import reference
-import stats
-import vectors
-import wire
-
-VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+VECTORS = vectors.VECTORS_DIR
 SEEDS = json.loads((VECTORS / "seeds.json").read_text(encoding="utf-8"))
 CASES = conformance.load_cases()
 HTTP_CASES = [c for c in CASES if c.group != "seeds"]

@@ -8,9 +8,8 @@ import subprocess
 
 import pytest
 
-import conformance
-import reference
-import wire
+from .. import conformance, reference, wire
+from ..pytest_plugin import server_process, start_ready, target_of
 
 CASES = conformance.load_cases()
 CLI_TIMEOUT_S = 5.0
@@ -25,6 +24,7 @@ def judge(outcome: conformance.Outcome, allow_alt: bool) -> None:
 
 
 @pytest.mark.server
+@pytest.mark.scenario("vectors")
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=[pytest.mark.slow] if c.slow else [])
                                   for c in CASES])
 def test_vector(case, target, allow_alt):
@@ -37,6 +37,7 @@ def statistical_outcomes(target) -> dict[str, conformance.Outcome]:
 
 
 @pytest.mark.server
+@pytest.mark.scenario("statistics")
 @pytest.mark.parametrize("name", conformance.STATISTICAL_CHECK_NAMES)
 def test_statistical(name, statistical_outcomes, allow_alt):
     judge(statistical_outcomes[name], allow_alt)
@@ -75,15 +76,20 @@ BAD_CLI_INPUT = [  # (test id, arguments, environment, what the one stderr line 
     ("header-timeout-zero", ["--header-timeout", "0"], {}, "--header-timeout"),
     ("idle-timeout-negative", ["--idle-timeout", "-1"], {}, "--idle-timeout"),
     ("max-connections-zero", ["--max-connections", "0"], {}, "--max-connections"),
+    ("drain-timeout-negative", ["--drain-timeout", "-1"], {}, "--drain-timeout"),
+    ("drain-timeout-too-large", ["--drain-timeout", "86401"], {}, "--drain-timeout"),
+    ("drain-timeout-not-a-number-equals-form", ["--drain-timeout=soon"], {}, "--drain-timeout"),
     ("listen-hostname-not-numeric", ["--listen", "localhost:8080"], {}, "--listen"),
     ("listen-port-too-large", ["--listen", "127.0.0.1:65536"], {}, "--listen"),
     ("missing-value", ["--count"], {}, "--count"),
     ("unknown-flag", ["--no-such-flag"], {}, "--no-such-flag"),
     ("positional-argument", ["positional"], {}, "positional"),
     ("bad-variable-named", [], {"RENARD_COUNT": "0"}, "RENARD_COUNT"),
+    ("bad-drain-variable-named", [], {"RENARD_DRAIN_TIMEOUT": "-0.5"}, "RENARD_DRAIN_TIMEOUT"),
 ]
 
 
+@pytest.mark.scenario("command line")
 @pytest.mark.parametrize("args, env, names", [pytest.param(*row[1:], id=row[0]) for row in BAD_CLI_INPUT])
 def test_cli_bad_input_one_line_exit_2(executable, args, env, names):
     result = run_cli(executable, "--listen", "127.0.0.1:0", *args, env=env)
@@ -92,23 +98,40 @@ def test_cli_bad_input_one_line_exit_2(executable, args, env, names):
     assert len(lines) == 1 and lines[0].startswith("renard: ") and names in lines[0], result.stderr
 
 
+@pytest.mark.scenario("command line")
 def test_cli_version_prints_renard_version(executable):
     result = run_cli(executable, "--version")
     assert result.returncode == 0
     assert (result.stdout + result.stderr).startswith("renard "), result.stdout + result.stderr
 
 
+@pytest.mark.scenario("command line")
 def test_cli_help_exits_0_on_stdout(executable):
     result = run_cli(executable, "--help")
     assert result.returncode == 0 and result.stdout.strip(), result.stderr
 
 
-def test_cli_flag_wins_over_variable_and_count_1_always_picks_1(executable):
-    server = _ServerFrom([*executable, "--listen", "127.0.0.1:0", "--count", "1"], {"RENARD_COUNT": "7"})
+@pytest.mark.scenario("command line")
+def test_cli_flag_wins_over_variable_and_count_1_always_picks_1(executable, request):
+    server = _started(request, [*executable, "--listen", "127.0.0.1:0", "--count", "1"], {"RENARD_COUNT": "7"})
     try:
-        responses = conformance._fetch(server.target, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", 20)
-        target = server.target
+        target = target_of(server)
+        responses = conformance._fetch(target, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", 20)
         assert {r.values("location")[0] for r in responses} == {reference.render_location(target.location, 1)}
+    finally:
+        assert server.stop() == 0
+
+
+@pytest.mark.scenario("command line")
+@pytest.mark.parametrize("args, env", [
+    pytest.param(["--drain-timeout", "0"], {}, id="drain-timeout-0-flag"),
+    pytest.param(["--drain-timeout=86400"], {}, id="drain-timeout-86400-equals-form"),
+    pytest.param([], {"RENARD_DRAIN_TIMEOUT": "0.25"}, id="drain-timeout-variable"),
+])
+def test_cli_drain_timeout_in_range_is_accepted_and_served(executable, request, args, env):
+    server = _started(request, [*executable, "--listen", "127.0.0.1:0", *args], env)
+    try:
+        assert conformance.check_redirect(target_of(server)) == ""
     finally:
         assert server.stop() == 0
 
@@ -129,30 +152,15 @@ def _answers(target: conformance.Target) -> tuple[list[str], list[str]]:
     return seeded, unseeded
 
 
-class _ServerFrom:
-    """A second server process for the CLI checks (argv and extra environment)."""
-
-    def __init__(self, argv: list[str], env: dict):
-        import conftest
-        self.inner = conftest.ServerProcess(" ".join(argv))
-        self.inner.argv = argv
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
-            self.inner.start()
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
-        self.target = self.inner.target
-
-    def stop(self):
-        return self.inner.stop()
+def _started(request, argv: list[str], env: dict):
+    """A second server process for the CLI checks: argv, with env added to a clean environment."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("RENARD_")}
+    environment.update(env)
+    return start_ready(server_process(argv, request.config, environment))
 
 
 @pytest.mark.server
+@pytest.mark.scenario("restart")
 def test_zz_restart_keeps_seeded_answers_and_reseeds_random(renard_server, target):
     """Runs last (name): stops the session server with SIGTERM and starts it again."""
     if renard_server is None:

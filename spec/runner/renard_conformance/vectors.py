@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
+VECTORS_DIR = Path(__file__).resolve().parents[2] / "vectors"   # spec/vectors, beside spec/runner
 HOST_FIELD = "Host: renard.test\r\n"
 CASE_KEYS = {"name", "rule", "send", "responses", "then", "alternatives", "slow", "wait",
              "timing", "requires", "note"}

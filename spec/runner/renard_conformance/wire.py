@@ -186,8 +186,7 @@ class Connection:
         if self.closed:
             time.sleep(max(0.0, min(timeout, 0.01)))
             return 0
-        readable, _, _ = select.select([self.sock], [], [], max(0.0, timeout))
-        if not readable:
+        if not _ready(self.sock, select.POLLIN, timeout):
             return 0
         return self._read_available()
 
@@ -219,11 +218,11 @@ class Connection:
             if remaining <= 0:
                 self.send_failed = f"send timed out with {len(view)} octets unsent"
                 return False
-            want_read = [] if self.closed else [self.sock]
-            readable, writable, _ = select.select(want_read, [self.sock], [], remaining)
-            if readable:
+            events = select.POLLOUT if self.closed else select.POLLOUT | select.POLLIN
+            ready = _ready(self.sock, events, remaining)
+            if not self.closed and ready & (select.POLLIN | select.POLLHUP | select.POLLERR):
                 self._read_available()
-            if writable:
+            if ready & (select.POLLOUT | select.POLLHUP | select.POLLERR):
                 try:
                     sent = self.sock.send(view[:65536])
                 except BlockingIOError:
@@ -238,3 +237,12 @@ class Connection:
         """Reads until EOF or the deadline."""
         while not self.closed and time.monotonic() < deadline:
             self.pump(deadline - time.monotonic())
+
+
+def _ready(sock: socket.socket, events: int, timeout: float) -> int:
+    """The poll events of sock among `events` (plus hang-up and error) within timeout seconds;
+    0 if none. poll, not select: a test may hold thousands of descriptors."""
+    poller = select.poll()
+    poller.register(sock, events)
+    ready = poller.poll(max(0.0, timeout) * 1000)
+    return ready[0][1] if ready else 0

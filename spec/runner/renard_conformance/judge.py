@@ -11,8 +11,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-import reference
-import wire
+from . import reference, wire
 
 DATE_TOLERANCE_S = 10.0    # Date may differ from this machine's clock by this much
 REASONS = {200: "OK", 302: "Found", 400: "Bad Request", 404: "Not Found",

@@ -1,0 +1,5 @@
+import sys
+
+from .conformance import main
+
+sys.exit(main())

@@ -1,0 +1,112 @@
+"""What the limit and robustness tests share: their own servers, started from --renard-cmd
+with some flags replaced, and small deadline-bounded client operations.
+
+Every socket operation has a deadline and every loop is bounded in count and time. The
+tests assert behaviour, not speed (except where the issue states a latency: eviction): the
+waits are generous, for a slow, busy 2-core machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import resource
+import socket
+import time
+
+from .. import wire
+from ..launcher import ServerProcess, argv_with
+from ..pytest_plugin import server_process, start_ready, target_of
+
+ANSWER_WAIT_S = 5.0    # a request the server should answer: generous on a busy machine
+CLOSE_WAIT_S = 3.0     # "closed at once": EOF or reset within this
+LATE_S = 1.5           # SPEC §7.5: a timeout may fire up to 1 s late (+0.5 s for us)
+SETTLE_S = 10.0        # descriptors back to baseline within this after the load ends
+ROOT = b"GET / HTTP/1.1\r\nHost: renard.test\r\n\r\n"
+
+
+@contextlib.contextmanager
+def started(request, base: list[str], flags: dict[str, str]):
+    """A ready ServerProcess from base argv with `flags` replaced; always stopped at the end."""
+    server = start_ready(server_process(argv_with(base, flags), request.config))
+    server.target = target_of(server)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def raise_fd_limit() -> int:
+    """Raises this process's soft descriptor limit to its hard limit (servers started later
+    inherit it); returns the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def read_response(conn: wire.Connection, deadline: float, no_body: bool = False) -> wire.Response | None:
+    """The next response on conn (consumed from conn.received), or None at EOF/deadline."""
+    while True:
+        parsed = wire.parse_response(bytes(conn.received), no_body, conn.closed)
+        if parsed is not wire.NEED_MORE:
+            response, used = parsed
+            del conn.received[:used]
+            return response
+        remaining = deadline - time.monotonic()
+        if conn.closed or remaining <= 0:
+            return None
+        conn.pump(min(remaining, 0.5))
+
+
+def ask(conn: wire.Connection, request: bytes = ROOT, wait_s: float = ANSWER_WAIT_S) -> wire.Response | None:
+    deadline = time.monotonic() + wait_s
+    if not conn.send(request, deadline):
+        return None
+    return read_response(conn, deadline)
+
+
+def announces_close(response: wire.Response) -> bool:
+    return any("close" in v.lower() for v in response.values("connection"))
+
+
+def served_on_new_connection(target, request: bytes = ROOT) -> wire.Response | None:
+    """The answer on a new connection (closed afterwards), or None if refused/closed/unanswered."""
+    try:
+        conn = wire.Connection.open(target.host, target.port)
+    except OSError:
+        return None
+    try:
+        return ask(conn, request)
+    finally:
+        conn.close()
+
+
+def served_again(target, within_s: float = SETTLE_S) -> wire.Response | None:
+    """A 302 on a new connection, retried (bounded) while the server catches up."""
+    deadline, response = time.monotonic() + within_s, None
+    for _ in range(100):
+        response = served_on_new_connection(target)
+        if (response is not None and response.status == 302) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    return response
+
+
+def open_raw(target, timeout_s: float = CLOSE_WAIT_S) -> socket.socket:
+    """A plain non-blocking socket connected to target."""
+    sock = socket.create_connection((target.host, target.port), timeout=timeout_s)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.setblocking(False)
+    return sock
+
+
+def reset(sock: socket.socket) -> None:
+    """Closes sock with a TCP reset (SO_LINGER 0) instead of a FIN."""
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    sock.close()
+
+
+def kib(server: ServerProcess) -> str:
+    return f"{server.rss_kib()} KiB"

@@ -1,0 +1,413 @@
+"""The rules of SPEC §7.5 and §7.6 that the JSON vectors cannot express: eviction at the
+connection cap (§7.5, §7.5.1), the output bound, and the drain on SIGTERM/SIGINT (§7.6).
+
+Only with --renard-cmd (or RENARD_CMD): each test starts its OWN server from that command,
+with some flags replaced (e.g. `--max-connections 3`), and always stops it (SIGTERM, then
+SIGKILL after 5 s). The eviction-order tests use `--threads 1`: with several threads the
+spec lets each choose among its own connections. Abuse at scale (slowloris at the cap,
+floods, soak, hostile bytes) is test_robustness.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import signal
+import socket
+import time
+
+import pytest
+
+from .. import reference, wire
+from .support import (
+    ANSWER_WAIT_S,
+    CLOSE_WAIT_S,
+    LATE_S,
+    ROOT,
+    announces_close,
+    ask,
+    served_on_new_connection,
+    started,
+)
+
+PARTIAL_HEAD = b"GET /?seed=partial HTTP/1.1\r\nHost: renard.test\r\n"   # the empty line is missing
+SETTLE_READ_S = 0.3   # nothing to observe: time for the server to read what was just sent
+LONG = {"--header-timeout": "60", "--idle-timeout": "60"}   # no timer fires during a test
+
+
+def connect(target) -> wire.Connection:
+    return wire.Connection.open(target.host, target.port)
+
+
+def partial(target) -> wire.Connection:
+    """A connection with part of a request head sent (a category-2 candidate, §7.5)."""
+    conn = connect(target)
+    assert conn.send(PARTIAL_HEAD, time.monotonic() + ANSWER_WAIT_S), conn.send_failed
+    return conn
+
+
+def idle(target) -> wire.Connection:
+    """A keep-alive connection whose one request was answered (category 3, §7.5)."""
+    conn = connect(target)
+    response = ask(conn)
+    assert response is not None and response.status == 302, "a request under the cap was not answered"
+    return conn
+
+
+def evicted(conn: wire.Connection) -> bool:
+    """True when the server closed conn without sending anything more."""
+    conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
+    return conn.closed and not conn.received
+
+
+def still_served(conn: wire.Connection, rest: bytes = ROOT) -> bool:
+    """True when conn is still open: `rest` (the end of its head, or a request) gets a 302."""
+    response = ask(conn, rest)
+    return response is not None and response.status == 302
+
+
+# --- SPEC §7.5: eviction at the connection cap --------------------------------------------
+
+@pytest.mark.scenario("eviction order")
+def test_at_the_cap_a_new_client_evicts_the_partial_head_that_began_earliest(base_argv, request):
+    with started(request, base_argv, {"--max-connections": "3", "--threads": "1", **LONG}) as server:
+        target = server.target
+        conns = [idle(target)]
+        conns.append(partial(target))
+        time.sleep(SETTLE_READ_S)
+        conns.append(partial(target))
+        time.sleep(SETTLE_READ_S)
+        kept_idle, earliest, later = conns
+        try:
+            fresh = connect(target)
+            conns.append(fresh)
+            response = ask(fresh)
+            assert response is not None and response.status == 302, \
+                f"a new client at the cap (3) was not served: {wire.escape(bytes(fresh.received))}"
+            assert evicted(earliest), "the partial head that began earliest was not the one closed"
+            assert still_served(later, b"\r\n"), "the later partial head was closed too"
+            assert still_served(kept_idle), "the idle keep-alive connection was closed before a partial head"
+        finally:
+            for conn in conns:
+                conn.close()
+
+
+@pytest.mark.scenario("eviction order")
+def test_at_the_cap_without_partial_heads_the_connection_waiting_longest_is_evicted(base_argv, request):
+    with started(request, base_argv, {"--max-connections": "2", "--threads": "1", **LONG}) as server:
+        target = server.target
+        silent = connect(target)          # nothing sent since its accept: waits the longest
+        time.sleep(SETTLE_READ_S)
+        answered = idle(target)
+        conns = [silent, answered]
+        try:
+            time.sleep(SETTLE_READ_S)
+            first = connect(target)
+            conns.append(first)
+            response = ask(first)
+            assert response is not None and response.status == 302, "a new client at the cap (2) was not served"
+            assert evicted(silent), "the connection silent since its accept was not the one closed"
+            time.sleep(SETTLE_READ_S)
+            second = connect(target)      # now `answered` has waited longer than `first`
+            conns.append(second)
+            response = ask(second)
+            assert response is not None and response.status == 302, "a second new client was not served"
+            assert evicted(answered), "the idle connection answered earliest was not the one closed"
+            assert still_served(first), "the connection answered later was closed too"
+        finally:
+            for conn in conns:
+                conn.close()
+
+
+@pytest.mark.scenario("eviction order")
+def test_at_the_cap_a_lingering_close_goes_before_a_partial_head(base_argv, request):
+    with started(request, base_argv, {"--max-connections": "2", "--threads": "1", **LONG}) as server:
+        target = server.target
+        lingering = connect(target)       # answered 400 and left open: the server lingers (§7.4)
+        response = ask(lingering, b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
+        assert response is not None and response.status == 400, "a duplicate Host was not answered 400"
+        head = partial(target)
+        conns = [lingering, head]
+        try:
+            time.sleep(SETTLE_READ_S)
+            fresh = connect(target)
+            conns.append(fresh)
+            response = ask(fresh)
+            assert response is not None and response.status == 302, "a new client at the cap (2) was not served"
+            assert still_served(head, b"\r\n"), \
+                "the partial head was closed although a connection in lingering close could go first"
+        finally:
+            for conn in conns:
+                conn.close()
+
+
+@pytest.mark.scenario("eviction order")
+def test_at_the_cap_a_connection_with_unsent_responses_is_never_evicted(base_argv, request):
+    with started(request, base_argv, {"--max-connections": "1", "--threads": "1", **LONG}) as server:
+        target = server.target
+        requests = [SEEDED % i for i in range(PIPELINE_BYTES // SEEDED_LEN)]   # beyond every buffer
+        sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(CLOSE_WAIT_S)
+            sock.connect((target.host, target.port))
+            sock.setblocking(False)
+            offset = stall(sock, memoryview(b"".join(requests)), STALL_S)
+            assert offset is not None, "the server never stopped reading from a client that does not read"
+
+            newcomer = connect(target)
+            try:
+                assert evicted(newcomer), \
+                    "a new connection at the cap was not closed at once, unanswered (the only " \
+                    f"connection has responses waiting): {wire.escape(bytes(newcomer.received))}"
+            finally:
+                newcomer.close()
+
+            complete = offset // SEEDED_LEN
+            rest = bytes(b"".join(requests)[offset:(complete + 1) * SEEDED_LEN]) if offset % SEEDED_LEN else b""
+            wanted = complete + (1 if rest else 0)
+            received = drain(sock, rest, want_responses=wanted)
+            got = received.count(b"HTTP/1.1 302 Found\r\n")
+            assert got == wanted, f"{got} responses to {wanted} requests: the stalled connection lost some"
+        finally:
+            sock.close()
+
+
+def stall(sock: socket.socket, payload: memoryview, stall_s: float, limit_s: float = 60.0) -> int | None:
+    """Sends payload without reading until no progress for stall_s; the octets sent, or None
+    if all of it went through (the server never stopped reading)."""
+    offset, start = 0, time.monotonic()
+    last_progress = start
+    while offset < len(payload) and time.monotonic() < start + limit_s:
+        _, writable, _ = select.select([], [sock], [], 0.25)
+        if writable:
+            with contextlib.suppress(BlockingIOError):
+                sent = sock.send(payload[offset:offset + 65536])
+                if sent:
+                    offset += sent
+                    last_progress = time.monotonic()
+        if time.monotonic() - last_progress >= stall_s:
+            return offset
+    return None
+
+
+def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float = 60.0) -> bytes:
+    """Sends rest while reading; returns what was read once want_responses 302s arrived (or EOF)."""
+    received, view, deadline = bytearray(), memoryview(rest), time.monotonic() + limit_s
+    while time.monotonic() < deadline and received.count(b"HTTP/1.1 ") < want_responses:
+        readable, writable, _ = select.select([sock], [sock] if view else [], [], 0.5)
+        if writable:
+            with contextlib.suppress(BlockingIOError):
+                view = view[sock.send(view[:65536]):]
+        if readable:
+            try:
+                data = sock.recv(1 << 20)
+            except BlockingIOError:
+                continue
+            except OSError:
+                break
+            if not data:
+                break
+            received += data
+    return bytes(received)
+
+
+# --- SPEC §7.5: output bound --------------------------------------------------------------
+
+SEEDED = b"GET /?seed=%08d HTTP/1.1\r\nHost: a\r\n\r\n"     # fixed length: boundaries are easy
+SEEDED_LEN = len(SEEDED % 0)
+STALL_S = 2.0                  # no send progress for this long: the server stopped reading
+PIPELINE_BYTES = 20 * 1024 * 1024
+RSS_BOUND_KIB = 64 * 1024
+
+
+@pytest.mark.scenario("output bound")
+def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_costs_bounded_memory(base_argv, request):
+    # Long timeouts: the idle timeout disconnects a client that does not read its responses
+    # (SPEC §7.5), and the head the server read last may be partial; this test is about the
+    # output bound, not those.
+    with started(request, base_argv, {"--idle-timeout": "120", "--header-timeout": "120"}) as server:
+        target = server.target
+        count = PIPELINE_BYTES // SEEDED_LEN
+        payload = memoryview(b"".join(SEEDED % i for i in range(count)))
+
+        sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        try:
+            # Small buffers on our side, set before connect (window scaling is agreed then).
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+            sock.settimeout(5.0)
+            sock.connect((target.host, target.port))
+            sock.setblocking(False)
+
+            # Send, never read, until no progress for STALL_S.
+            offset, start = 0, time.monotonic()
+            last_progress, blocked = start, False
+            while offset < len(payload) and time.monotonic() < start + 60:
+                _, writable, _ = select.select([], [sock], [], 0.25)
+                if writable:
+                    with contextlib.suppress(BlockingIOError):
+                        sent = sock.send(payload[offset:offset + 65536])
+                        if sent:
+                            offset += sent
+                            last_progress = time.monotonic()
+                if time.monotonic() - last_progress >= STALL_S:
+                    blocked = True
+                    break
+            assert blocked, (f"sent {offset} of {len(payload)} octets of pipelined requests without "
+                             "the server ever stopping reading (its responses are never read)")
+
+            # While stuck: a loose bound (64 MiB) that only an implementation buffering without
+            # limit (about 5 octets of response per octet of request sent) would exceed.
+            rss = server.rss_kib()
+            assert rss < RSS_BOUND_KIB, f"VmRSS {rss} KiB while a client is stuck (bound {RSS_BOUND_KIB})"
+            other = served_on_new_connection(target)
+            assert other is not None and other.status == 302, \
+                "another connection was not served while one client was stuck"
+
+            # Finish the request cut by the stall, end with one that asks to close, and read
+            # everything while sending.
+            boundary = -(-offset // SEEDED_LEN) * SEEDED_LEN
+            sent_requests = boundary // SEEDED_LEN
+            last = b"GET /?seed=%08d HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n" % sent_requests
+            rest = memoryview(bytes(payload[offset:boundary]) + last)
+            del payload
+            wanted = sent_requests + 1
+            received, eof, deadline = bytearray(), False, time.monotonic() + 60
+            while not eof and time.monotonic() < deadline:
+                readable, writable, _ = select.select([sock], [sock] if rest else [], [], 0.5)
+                if writable:
+                    with contextlib.suppress(BlockingIOError):
+                        rest = rest[sock.send(rest[:65536]):]
+                if readable:
+                    for _ in range(64):
+                        try:
+                            data = sock.recv(1 << 20)
+                        except BlockingIOError:
+                            break
+                        if not data:
+                            eof = True
+                            break
+                        received += data
+            assert not rest, f"{len(rest)} octets still unsent after the drain"
+            assert eof, f"no EOF 60 s into the drain ({len(received)} octets received)"
+        finally:
+            sock.close()
+
+        # Every response, in order: the seeded Location of request i, all 302.
+        position, index = 0, 0
+        while position < len(received) and index < wanted:
+            window = bytes(received[position:position + 4096])
+            parsed = wire.parse_response(window, False, position + 4096 >= len(received))
+            assert parsed is not wire.NEED_MORE, f"truncated response {index} at octet {position}"
+            response, used = parsed
+            expected = reference.render_location(
+                target.location, reference.pick(b"%08d" % index, target.count))
+            assert response.status == 302 and response.values("location") == [expected], \
+                (f"response {index} of {wanted}: {response.status} {response.values('location')}, "
+                 f"expected 302 to {expected} (out of order or wrong)")
+            position += used
+            index += 1
+        assert index == wanted, f"{index} responses to {wanted} pipelined requests"
+        assert position == len(received), f"{len(received) - position} octets after the last response"
+        assert announces_close(response), "the last response (Connection: close asked) lacks it"
+
+
+# --- SPEC §7.6: the drain on SIGTERM / SIGINT ------------------------------------------------
+
+DRAIN_S = 2.0                  # --drain-timeout in these tests (the window: header timeout is 60)
+EXIT_SLACK_S = 0.5             # beyond the spec's "window + 1 s", for a busy machine
+
+
+def refused_or_closed_unanswered(target) -> str:
+    """"" when a new connection is refused (or closed at once without an answer), else what happened."""
+    try:
+        conn = wire.Connection.open(target.host, target.port, timeout=CLOSE_WAIT_S)
+    except OSError:
+        return ""
+    try:
+        conn.send(ROOT, time.monotonic() + CLOSE_WAIT_S)   # may fail: closed
+        conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
+        if conn.received:
+            return f"a connection made after the signal was answered: {wire.escape(bytes(conn.received))}"
+        return "" if conn.closed else "a connection made after the signal was left hanging"
+    finally:
+        conn.close()
+
+
+@pytest.mark.scenario("drain")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_signal_drains_open_connections_with_close_refuses_new_ones_and_exits_0(base_argv, request, signum):
+    flags = {**LONG, "--drain-timeout": str(DRAIN_S)}
+    with started(request, base_argv, flags) as server:
+        target = server.target
+        asks_later, stays_idle = idle(target), idle(target)
+        finishes_head, never_finishes = partial(target), partial(target)
+        conns = [asks_later, stays_idle, finishes_head, never_finishes]
+        try:
+            time.sleep(SETTLE_READ_S)
+            signalled_at = time.monotonic()
+            server.signal(signum)
+            time.sleep(0.3)
+            problem = refused_or_closed_unanswered(target)
+            assert problem == "", f"listener after {signal.Signals(signum).name}: {problem}"
+
+            for conn, rest, what in ((asks_later, ROOT, "a request on an idle connection"),
+                                     (finishes_head, b"\r\n", "the end of a head begun before the signal")):
+                response = ask(conn, rest)
+                assert response is not None, \
+                    (f"{what}, sent {time.monotonic() - signalled_at:.1f} s into the {DRAIN_S:g} s drain "
+                     f"window, was not answered: {wire.escape(bytes(conn.received))} "
+                     f"(server exit status so far: {server.process.poll()})")
+                assert response.status == 302 and announces_close(response), \
+                    f"{what} in the drain window: expected 302 with Connection: close, got {wire.escape(response.raw)}"
+                conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
+                assert conn.closed and not conn.received, \
+                    f"{what}: not closed after its answer, or more octets: {wire.escape(bytes(conn.received))}"
+
+            end = signalled_at + DRAIN_S + LATE_S
+            for conn, what in ((stays_idle, "an idle connection"), (never_finishes, "an unfinished head")):
+                conn.wait_eof(end)
+                assert conn.closed, f"{what} still open {DRAIN_S + LATE_S:g} s after the signal (window {DRAIN_S:g} s)"
+                assert not conn.received, f"{what} got {wire.escape(bytes(conn.received))} at the end of the window"
+            assert stays_idle.eof_at - signalled_at >= DRAIN_S - 1.0, \
+                (f"an idle connection was closed {stays_idle.eof_at - signalled_at:.2f} s after the signal: "
+                 f"the {DRAIN_S:g} s window keeps serving open connections (SPEC §7.6)")
+
+            status = server.wait(signalled_at + DRAIN_S + 1.0 + EXIT_SLACK_S - time.monotonic())
+            assert status == 0, (f"{signal.Signals(signum).name}: exit status {status} (None: still running "
+                                 f"{DRAIN_S + 1.0 + EXIT_SLACK_S:g} s after the signal; window {DRAIN_S:g} s)")
+        finally:
+            for conn in conns:
+                conn.close()
+
+
+@pytest.mark.scenario("drain")
+def test_drain_timeout_0_closes_idle_connections_at_once_and_exits_0(base_argv, request):
+    with started(request, base_argv, {**LONG, "--drain-timeout": "0"}) as server:
+        conn = idle(server.target)
+        try:
+            signalled_at = time.monotonic()
+            server.signal(signal.SIGTERM)
+            assert evicted(conn), f"an idle connection: not closed at once, or answered: {wire.escape(bytes(conn.received))}"
+            status = server.wait(signalled_at + 1.0 + EXIT_SLACK_S - time.monotonic())
+            assert status == 0, f"--drain-timeout 0: exit status {status} (None: still running after 1.5 s)"
+        finally:
+            conn.close()
+
+
+@pytest.mark.scenario("drain")
+def test_drain_window_is_bounded_by_the_header_timeout(base_argv, request):
+    flags = {"--header-timeout": "1", "--idle-timeout": "60", "--drain-timeout": "30"}
+    with started(request, base_argv, flags) as server:
+        conn = idle(server.target)
+        try:
+            signalled_at = time.monotonic()
+            server.signal(signal.SIGTERM)
+            status = server.wait(signalled_at + 1.0 + 1.0 + EXIT_SLACK_S - time.monotonic())
+            assert status == 0, ("--drain-timeout 30 --header-timeout 1: exit status "
+                                 f"{status} (None: still running 2.5 s after SIGTERM; the window is min(30, 1) s)")
+            conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
+            assert conn.closed and not conn.received, "the idle connection was answered or left open"
+        finally:
+            conn.close()
