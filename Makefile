@@ -5,10 +5,8 @@ VENV    := .venv
 ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
-# The conformance runner starts the flagship itself; short timeouts keep the slow cases short.
-RENARD_TEST_CMD := $(RENARD) --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3
 
-.PHONY: all deps setup build test test-entries test-spec test-arena test-deploy verify bench bench-quick report run demo fuzz clean
+.PHONY: all deps setup build test test-entries test-spec test-arena test-deploy verify soak bench bench-quick report run demo fuzz clean
 
 all: build
 
@@ -17,11 +15,12 @@ deps:
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: arena/pyproject.toml deploy/requirements.txt
+# The conformance runner (spec/runner, package renard_conformance) with the arena: the arena imports it.
+$(VENV)/.installed: arena/pyproject.toml spec/runner/pyproject.toml deploy/requirements.txt
 	@scripts/deps test
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e './arena[test]'
+	$(VENV)/bin/pip install --quiet -e './spec/runner[test]' -e './arena[test]'
 	$(VENV)/bin/pip install --quiet -r deploy/requirements.txt
 	@touch $@
 
@@ -39,9 +38,11 @@ test: deps setup test-entries test-spec test-arena test-deploy verify
 test-entries: setup
 	$(ARENA) test
 
-# The runner's own tests, then every vector against the flagship (the runner starts it).
-test-spec: setup $(RENARD)
-	$(PYTEST) -q spec/runner --renard-cmd '$(RENARD_TEST_CMD)'
+# The runner's own tests, then its whole suite (vectors, SPEC §1, limits, robustness) against
+# every `ours` entry, started from its entry.toml `command` (built first when needed).
+test-spec: setup
+	$(PYTEST) -q spec/runner/tests
+	$(ARENA) verify --full
 
 test-arena: setup
 	$(PYTEST) -q arena/tests
@@ -54,6 +55,10 @@ test-deploy: setup $(RENARD)
 
 verify: build
 	$(ARENA) verify
+
+## soak: the long robustness runs on every `ours` entry (10 min of wrk, 20 s of slowloris at the cap)
+soak: setup
+	$(ARENA) verify --full --soak
 
 ## bench: the contest (build, verify, benchmark every available entry, write the reports)
 # arena bench verifies each entry before measuring it and writes the reports.

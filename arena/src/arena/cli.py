@@ -19,7 +19,7 @@ from .build import needs_build
 from .entries import Entry, ManifestError, discover, select
 from .process import Launch, StartError, free_port, start
 from .ui import build_with_spinner, console, entries_table, err_console, ranked, spinner, verify_matrix
-from .verify import EntryVerdicts, verify_entry
+from .verify import EntryVerdicts, verify_entry, verify_full
 
 CPU_LIST_RE = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
 
@@ -217,19 +217,26 @@ def run_verification(ctx, chosen: list[Entry], quick: bool, log_dir: Path) -> li
             continue
         with spinner() as p:
             p.add_task(f"verifying {e.name}", total=None)
-            try:
-                out.append(verify_entry(ctx.obj["repo"], e, quick=quick))
-            except ImportError as err:
-                raise Failure(f"cannot import the conformance runner from spec/runner: {err}") from None
+            out.append(verify_entry(ctx.obj["repo"], e, quick=quick))
     return out
 
 
 @cli.command("verify")
 @click.argument("entries", nargs=-1)
 @click.option("--quick", is_flag=True, help="The runner's quick statistical checks.")
+@click.option("--full", is_flag=True, help="The runner's whole suite (slow cases, SPEC §1, restart, limits, "
+              "robustness) against each `ours` entry, from its `command`.")
+@click.option("--soak", is_flag=True, help="With --full: only the long runs, 10 min of wrk and 20 s of "
+              "slowloris at the cap (make soak).")
 @click.pass_context
-def verify_cmd(ctx, entries, quick):
+def verify_cmd(ctx, entries, quick, full, soak):
     """Run the conformance cases against ENTRIES; exit 1 when an `ours` entry fails one."""
+    if full or soak:
+        failed = verify_full(ctx.obj["repo"], [e for e in load_entries(ctx, entries) if e.kind == "ours"],
+                             soak, ensure_built)
+        if failed:
+            raise Failure(f"the suite failed for {', '.join(failed)}")
+        return
     results = run_verification(ctx, load_entries(ctx, entries), quick, ctx.obj["repo"] / "results" / "logs")
     if not results:
         raise Failure("no available entry to verify")
