@@ -4,22 +4,23 @@ spec/runner/test_reference.py.)"""
 
 import pytest
 
-from arena.bench import BenchConfig, Plan, sample_from, wrk_argv, wrk_script
+from arena.bench import Plan, wrk_argv, wrk_script
+from arena.model import MODES, Config, Sample
 
 WRK = {"requests": 1000, "duration_us": 2_000_000, "bytes": 0,
        "latency_us": {"p50": 10, "p90": 20, "p99": 30, "max": 40, "mean": 12.0},
        "errors": {"connect": 1, "read": 2, "write": 3, "timeout": 4, "status": 5}}
 
 
-def sample(client_cpu_s: float, server_cpu_s: float) -> dict:
-    return sample_from("x", "keepalive", 0, WRK, client_cpu_s, 2.0, server_cpu_s, 100, 50)
+def sample(client_cpu_s: float, server_cpu_s: float, mode: str = "keepalive", cpu_limit: float = 1.0) -> Sample:
+    return Sample.from_wrk("x", mode, 0, WRK, client_cpu_s, 2.0, server_cpu_s, 100, 50, cpu_limit=cpu_limit)
 
 
 def test_sample_derives_rate_cpu_per_request_and_shares():
     s = sample(client_cpu_s=1.0, server_cpu_s=0.5)
-    assert (s["rps"], s["cpu_us_per_req"]) == (500.0, 500.0)
-    assert (s["client_cpu_share"], s["server_cpu_share"]) == (0.5, 0.25)
-    assert s["errors"] == {"connect": 1, "read": 2, "write": 3, "timeout": 4} and s["non_3xx"] == 5
+    assert (s.rps, s.cpu_us_per_req, s.efficiency) == (500.0, 500.0, 2000.0)
+    assert (s.client_cpu_share, s.server_cpu_share) == (0.5, 0.25)
+    assert s.errors == {"connect": 1, "read": 2, "write": 3, "timeout": 4} and s.non_3xx == 5
 
 
 @pytest.mark.parametrize("client,server,bound", [
@@ -29,39 +30,44 @@ def test_sample_derives_rate_cpu_per_request_and_shares():
     (1.8, 1.79, True),   # exactly 90% counts as busy
 ])
 def test_client_bound_when_wrk_core_busy_and_server_not(client, server, bound):
-    assert sample(client, server)["client_bound"] is bound
+    assert sample(client, server).client_bound is bound
+
+
+@pytest.mark.parametrize("server,bound", [(0.95, False), (0.8, True)])
+def test_under_a_half_core_cap_the_server_is_saturated_at_90_percent_of_its_quota(server, bound):
+    assert sample(1.9, server, "keepalive-capped", cpu_limit=0.5).client_bound is bound
 
 
 def test_pipelined_latency_is_recorded_as_not_measured():
-    s = sample_from("x", "pipeline16", 0, WRK, 1.0, 2.0, 0.5, 100, 50)
+    s = Sample.from_wrk("x", "pipeline16", 0, WRK, 1.0, 2.0, 0.5, 100, 50).to_json()
     assert s["latency_us"] == {"p50": None, "p90": None, "p99": None, "max": None} and "wrk" in s["latency_note"]
 
 
 def test_no_requests_means_no_cpu_per_request():
-    s = sample_from("x", "close", 0, dict(WRK, requests=0), 1.0, 2.0, 0.1, 0, 0)
-    assert s["cpu_us_per_req"] is None and s["rps"] == 0.0
+    s = Sample.from_wrk("x", "close", 0, dict(WRK, requests=0), 1.0, 2.0, 0.1, 0, 0)
+    assert (s.cpu_us_per_req, s.efficiency, s.rps) == (None, None, 0.0)
 
 
 def test_wrk_command_is_pinned_and_close_mode_sends_connection_close(tmp_path):
-    cfg = BenchConfig(client_cpus="1", connections=50)
-    close = wrk_argv("http://127.0.0.1:1/", "close", 3, cfg, tmp_path / "s.lua")
-    keep = wrk_argv("http://127.0.0.1:1/", "keepalive", 3, cfg, tmp_path / "s.lua")
+    cfg = Config(client_cpus="1", connections=50)
+    close = wrk_argv("http://127.0.0.1:1/", MODES["close"], 3, cfg, tmp_path / "s.lua")
+    keep = wrk_argv("http://127.0.0.1:1/", MODES["keepalive"], 3, cfg, tmp_path / "s.lua")
     assert close[:4] == ["taskset", "-c", "1", "wrk"] and "-c50" in close and "-d3s" in close
     assert "Connection: close" in close and "Connection: close" not in keep
 
 
 def test_pipeline_script_adds_request_and_every_script_reports(tmp_path):
-    pipe = wrk_script("pipeline16", tmp_path).read_text()
-    keep = wrk_script("keepalive", tmp_path).read_text()
+    pipe = wrk_script(MODES["pipeline16"], tmp_path).read_text()
+    keep = wrk_script(MODES["keepalive"], tmp_path).read_text()
     assert "function done" in pipe and "function done" in keep
     assert "request = function" in pipe and "request = function" not in keep
 
 
 def test_plan_interleaves_entries_within_each_mode_and_rep():
-    plan = Plan(entries=["A", "B", "C"], cfg=BenchConfig(repetitions=2, modes=("keepalive", "close")))
+    plan = Plan(entries=["A", "B", "C"], cfg=Config(repetitions=2, modes=("keepalive", "close")))
     order = [f"{rep}{mode[0]}{e}" for rep, mode, e in plan.steps]
     assert order == ["0kA", "0kB", "0kC", "0cA", "0cB", "0cC", "1kA", "1kB", "1kC", "1cA", "1cB", "1cC"]
 
 
-def test_default_plan_for_three_entries_fits_fifteen_minutes():
-    assert Plan(entries=["A", "B", "C"], cfg=BenchConfig()).seconds() < 10 * 60
+def test_default_plan_for_four_entries_fits_fifteen_minutes():
+    assert Plan(entries=["A", "B", "C", "floor"], cfg=Config()).seconds() < 15 * 60

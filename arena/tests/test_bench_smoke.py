@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.entries import discover
-from arena.results import validate
+from arena.model import validate
 
 REPO = Path(__file__).resolve().parents[2]
 

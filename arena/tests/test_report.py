@@ -3,7 +3,8 @@
 The fixture: rust, nginx-lua (the reference) and java-seed measured, zig unavailable; 3 reps
 x 3 modes; rust's keepalive rep 1 is client-bound; java-seed has 2 non-3xx answers in
 keepalive, 5 read errors in close and 2 failed conformance cases; in close rust and
-nginx-lua overlap.
+nginx-lua overlap; pipeline16 has no latency (wrk cannot time it).
+Capped modes and the floor are added by the tests that need them.
 """
 
 import copy
@@ -15,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.report import ranked_table, render_html, render_markdown, warnings, write_reports
+from arena.model import Run
+from arena.report import build, html, markdown, write_reports
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -28,8 +30,29 @@ def run() -> dict:
     return json.loads(FIXTURE.read_text(encoding="utf-8"))
 
 
-def by_entry(rows: list[dict]) -> dict[str, dict]:
-    return {row["entry"]: row for row in rows}
+def view(doc: dict, reference: str = "nginx-lua"):
+    return build(Run.load(doc), reference)
+
+
+def ranked_table(doc: dict, mode: str, reference: str = "nginx-lua") -> list:
+    (mv,) = [mv for mv in view(doc, reference).modes if mv.mode.name == mode]
+    return mv.rows
+
+
+def by_entry(rows: list) -> dict:
+    return {row.entry.name: row for row in rows}
+
+
+def warnings(doc: dict, reference: str = "nginx-lua") -> list[str]:
+    return view(doc, reference).warnings
+
+
+def render_markdown(doc: dict, reference: str = "nginx-lua") -> str:
+    return markdown.render(view(doc, reference))
+
+
+def render_html(doc: dict, reference: str = "nginx-lua") -> str:
+    return html.render(view(doc, reference))
 
 
 def malicious(run: dict) -> dict:
@@ -56,42 +79,44 @@ def malicious(run: dict) -> dict:
     ("close", ["nginx-lua", "rust", "java-seed", "zig"]),
 ])
 def test_ranked_by_rps_median_descending_unavailable_last(run, mode, order):
-    assert [row["entry"] for row in ranked_table(run, mode, "nginx-lua")] == order
+    assert [row.entry.name for row in ranked_table(run, mode)] == order
 
 
 def test_ranks_are_numbered_and_unavailable_entry_keeps_its_reason(run):
-    rows = ranked_table(run, "keepalive", "nginx-lua")
-    assert [row["rank"] for row in rows] == [1, 2, 3, None]
-    assert (rows[-1]["available"], rows[-1]["reason"], rows[-1]["ratio"]) == (False, "requires `zig` on PATH", None)
+    rows = ranked_table(run, "keepalive")
+    assert [row.rank for row in rows] == [1, 2, 3, None]
+    assert (rows[-1].reason, rows[-1].ratio) == ("unavailable: requires `zig` on PATH", None)
 
 
 def test_row_carries_median_min_max_of_each_figure(run):
-    rust = by_entry(ranked_table(run, "keepalive", "nginx-lua"))["rust"]
-    assert (rust["rps_median"], rust["rps_lo"], rust["rps_hi"]) == (150000, 148000, 152000)
-    assert (rust["cpu_us_median"], rust["cpu_us_lo"], rust["cpu_us_hi"]) == (2.1, 2.0, 2.2)
-    assert (rust["p50_us"], rust["p99_us"], rust["artifact_bytes"], rust["startup_ms"]) == (310, 920, 612345, 3.1)
-    assert (rust["verify_pass"], rust["verify_alt"], rust["verify_fail"]) == (70, 0, 0)
+    rust = by_entry(ranked_table(run, "keepalive"))["rust"]
+    rps, cpu = rust.summary("rps"), rust.summary("cpu_us_per_req")
+    assert (rps.median, rps.lo, rps.hi) == (150000, 148000, 152000)
+    assert (cpu.median, cpu.lo, cpu.hi) == (2.1, 2.0, 2.2)
+    assert (rust.median("latency_p50_us"), rust.median("latency_p99_us")) == (310, 920)
+    assert rust.median("efficiency") == pytest.approx(1e6 / 2.1)
 
 
 def test_ratio_to_reference_is_ratio_of_medians_with_extreme_pairings(run):
-    rust = by_entry(ranked_table(run, "keepalive", "nginx-lua"))["rust"]
-    assert rust["ratio"] == pytest.approx(150000 / 137000)
-    assert (rust["ratio_lo"], rust["ratio_hi"]) == pytest.approx((148000 / 140000, 152000 / 130000))
-    assert rust["significant"] is True
+    r = by_entry(ranked_table(run, "keepalive"))["rust"].ratio
+    assert r.median_ratio == pytest.approx(150000 / 137000)
+    assert (r.lo, r.hi) == pytest.approx((148000 / 140000, 152000 / 130000))
+    assert r.significant is True
 
 
 def test_overlapping_samples_give_a_not_significant_ratio(run):
-    assert by_entry(ranked_table(run, "close", "nginx-lua"))["rust"]["significant"] is False
+    assert by_entry(ranked_table(run, "close"))["rust"].ratio.significant is False
 
 
-def test_reference_row_is_one_and_marked_not_compared(run):
-    ref = by_entry(ranked_table(run, "keepalive", "nginx-lua"))["nginx-lua"]
-    assert (ref["ratio"], ref["significant"], ref["is_reference"]) == (1.0, None, True)
+def test_reference_row_is_one_and_marked_as_the_reference(run):
+    ref = by_entry(ranked_table(run, "keepalive"))["nginx-lua"]
+    assert (ref.ratio.median_ratio, ref.is_reference) == (1.0, True)
 
 
-def test_client_bound_sample_is_kept_and_counted(run):
-    rust = by_entry(ranked_table(run, "keepalive", "nginx-lua"))["rust"]
-    assert (rust["samples"], rust["client_bound"]) == (3, 1)
+def test_client_bound_sample_is_kept_counted_and_named_as_the_rank_basis(run):
+    rust = by_entry(ranked_table(run, "keepalive"))["rust"]
+    assert (rust.samples, rust.client_bound) == (3, 1)
+    assert rust.basis == "requests/s, client-bound in 1 of 3 (wrk's limit)"
 
 
 @pytest.mark.parametrize("reference, words", [
@@ -100,39 +125,91 @@ def test_client_bound_sample_is_kept_and_counted(run):
 ])
 def test_missing_reference_shows_no_ratio_and_says_why(run, reference, words):
     rows = ranked_table(run, "keepalive", reference)
-    assert [row["ratio"] for row in rows] == [None] * 4
+    assert [row.ratio for row in rows] == [None] * 4
     assert words in warnings(run, reference)
     assert words in render_markdown(run, reference)
 
 
 def test_reference_without_samples_in_a_mode_shows_no_ratio_there(run):
     run["samples"] = [s for s in run["samples"] if not (s["entry"] == "nginx-lua" and s["mode"] == "close")]
-    assert by_entry(ranked_table(run, "close", "nginx-lua"))["rust"]["ratio"] is None
-    assert by_entry(ranked_table(run, "keepalive", "nginx-lua"))["rust"]["ratio"] is not None
+    assert by_entry(ranked_table(run, "close"))["rust"].ratio is None
+    assert by_entry(ranked_table(run, "keepalive"))["rust"].ratio is not None
 
 
-def test_empty_run_renders_without_crashing(tmp_path):
-    md, page = write_reports({"schema": 1, "run_id": "empty", "entries": [], "samples": []}, tmp_path)
-    assert "absent from this run" in md.read_text() and "<svg" in page.read_text()
+def test_null_artifact_renders_as_a_dash(run):
+    run["entries"][0].update(artifact_bytes=None)
+    assert "| rust | – | 3.1 (2.9–3.4) |" in render_markdown(run)
 
 
-def test_samples_of_an_unlisted_entry_are_ranked_and_warned_about(run):
-    run["entries"] = [e for e in run["entries"] if e["name"] != "java-seed"]
-    assert [row["entry"] for row in ranked_table(run, "keepalive", "nginx-lua")][2] == "java-seed"
-    assert any(w.startswith("samples name java-seed, which is not among") for w in warnings(run, "nginx-lua"))
+# capped modes, efficiency and the floor (issue 8)
+
+CAPPED_RPS = {"rust": 70000.0, "nginx-lua": 60000.0, "java-seed": 9000.0}
+CAPPED_CPU = {"rust": 2.2, "nginx-lua": 7.0, "java-seed": 45.0}  # java-seed: 2.3x its 19.9 on a dedicated core
 
 
-def test_null_startup_and_artifact_render_as_dashes(run):
-    run["entries"][0].update(startup_ms=[None], artifact_bytes=None)
-    assert "| rust | – | – |" in render_markdown(run, "nginx-lua")
+def capped(run: dict) -> dict:
+    """The run with keepalive-capped samples at a 50% quota."""
+    run["config"].update(modes=[*run["config"]["modes"], "keepalive-capped"], cpu_quota=0.5)
+    for s in [s for s in run["samples"] if s["mode"] == "keepalive"]:
+        run["samples"].append(dict(s, mode="keepalive-capped", rps=CAPPED_RPS[s["entry"]],
+                                   cpu_us_per_req=CAPPED_CPU[s["entry"]], client_bound=False))
+    return run
+
+
+def with_floor(run: dict) -> dict:
+    run["entries"].append({"name": "floor", "language": "C", "kind": "floor", "available": True, "reason": None,
+                           "version": "floor", "artifact_bytes": 16000, "startup_ms": [1.0], "verify": None})
+    for s in [s for s in run["samples"] if s["entry"] == "rust"]:
+        run["samples"].append(dict(s, entry="floor", rps=s["rps"] * 1.25))
+    return run
+
+
+def test_capped_mode_ranks_by_capped_rate_unless_the_cap_distorts_the_entry(run):
+    rows = by_entry(ranked_table(capped(run), "keepalive-capped"))
+    assert rows["rust"].basis == rows["nginx-lua"].basis == "capped requests/s"
+    java = rows["java-seed"]
+    assert java.distorted and java.cap_cost == pytest.approx(45.0 / 19.9)
+    assert java.rank_value == pytest.approx(0.5 * 1e6 / 19.9)  # its dedicated-core efficiency x the quota
+    assert java.basis.startswith("efficiency × 0.5 core: the cap distorts this entry")
+    assert [r.entry.name for r in ranked_table(run, "keepalive-capped")][:3] == ["rust", "nginx-lua", "java-seed"]
+
+
+def test_a_distorting_cap_is_warned_about_and_the_quota_is_in_the_method(run):
+    run = capped(run)
+    assert any(w.startswith("the cap distorts java-seed in mode keepalive-capped: 2.26×") for w in warnings(run))
+    assert "in a cgroup limited to 50% of its core" in render_markdown(run)
+
+
+def test_a_cost_rise_within_the_tolerance_is_not_a_distortion(run):
+    rust = by_entry(ranked_table(capped(run), "keepalive-capped"))["rust"]
+    assert rust.cap_cost == pytest.approx(2.2 / 2.1) and not rust.distorted
+
+
+def test_without_a_cgroup_every_ranking_rests_on_efficiency_and_says_so_once(run):
+    run["config"]["cap_problem"] = "no cgroup hierarchy with the cpu controller is mounted"
+    rows = ranked_table(run, "close")
+    assert [r.entry.name for r in rows][:3] == ["rust", "nginx-lua", "java-seed"]  # 21 µs beats 25 µs
+    assert {r.basis for r in rows if r.rank} == {"efficiency (no CPU cap here)"}
+    assert sum("no CPU cap could be made here" in w for w in warnings(run)) == 1
+
+
+def test_every_row_shows_its_ratio_to_the_floor_which_is_not_ranked(run):
+    rows = ranked_table(with_floor(run), "keepalive")
+    assert [(r.entry.name, r.rank) for r in rows][:4] == [("rust", 1), ("nginx-lua", 2), ("java-seed", 3), ("floor", None)]
+    assert by_entry(rows)["rust"].of_floor == pytest.approx(1 / 1.25)
+    md = render_markdown(run)
+    assert "| – | floor | C | floor | 187,500 (185,000–190,000) | 1.37× (1.32–1.46) | floor |" in md
+    assert "it is not a conforming server" in md and "| floor | not a conforming server |" in md
 
 
 # warnings
 
 def test_warnings_in_plain_words(run):
-    assert warnings(run, "nginx-lua") == [
+    assert warnings(run) == [
+        "mode pipeline16: wrk does not time pipelined requests (wg/wrk#236): latency not measured",
         "the load generator was the bottleneck for rust in mode keepalive (1 of 3 repetitions): these "
-        "figures measure wrk, not the server; give the load generator more cores",
+        "figures measure wrk, not the server; its efficiency (requests per CPU-second) and the capped modes "
+        "measure the server",
         "java-seed in mode keepalive gave 2 answers that were not 3xx over 3 repetitions",
         "rust vs nginx-lua in mode close: 0.97× (0.88–1.22) is not significant (the min–max ranges overlap)",
         "java-seed in mode close had 5 socket errors (read 5) over 3 repetitions",
@@ -140,45 +217,37 @@ def test_warnings_in_plain_words(run):
     ]
 
 
-def test_missing_metric_is_warned_about(run):
-    run["samples"][0]["pss_bytes"] = None
-    assert "rust in mode keepalive: pss_bytes is missing from 1 of 3 samples" in warnings(run, "nginx-lua")
-
-
-def test_latency_left_out_on_purpose_is_explained_once_per_mode(run):
-    note = "wrk does not time pipelined requests: latency not measured"
-    for sample in run["samples"]:
-        if sample["mode"] == "pipeline16":
-            sample["latency_note"] = note
-            sample["latency_us"] = {"p50": None, "p90": None, "p99": None, "max": None}
-    said = warnings(run, "nginx-lua")
-    assert f"mode pipeline16: {note}" in said
-    assert not any("pipeline16: latency" in w for w in said)
+def test_missing_latency_in_a_timed_mode_is_warned_about(run):
+    run["samples"][0]["latency_us"]["p99"] = None
+    assert "rust in mode keepalive: latency_p99_us is missing from 1 of 3 samples" in warnings(run)
 
 
 def test_tool_versions_that_name_their_tool_are_not_doubled(run):
     run["machine"]["tools"] = {"rustc": "rustc 1.95.0", "wrk": "4.1.0"}
-    assert "- Tools: rustc 1.95.0, wrk 4.1.0" in render_markdown(run, "nginx-lua")
+    assert "- Tools: rustc 1.95.0, wrk 4.1.0" in render_markdown(run)
 
 
 # markdown
 
 def test_markdown_title_machine_and_method(run):
-    md = render_markdown(run, "nginx-lua")
+    md = render_markdown(run)
     assert md.startswith("# renard arena: run 20261122-001500, 2026-11-22 00:15 UTC\n")
     assert "- CPU: AMD EPYC 7B13, 2 cores, 25.00 GB" in md and "- Tools: wrk 4.1.0, python 3.11.7" in md
     assert "pinned to CPU 0" in md and "3 repetitions of 10 s" in md and "interleaved" in md
 
 
 def test_markdown_has_one_ranked_table_per_mode(run):
-    md = render_markdown(run, "nginx-lua")
+    md = render_markdown(run)
     for mode in ("keepalive", "pipeline16", "close"):
         assert f"## Requests per second: {mode} (" in md
-    assert md.count("| # | entry | language | kind | requests/s median (min–max) | vs nginx-lua |") == 3
+    assert md.count("| # | entry | language | kind | requests/s median (min–max) | vs nginx-lua | of floor |") == 3
 
 
 @pytest.mark.parametrize("line", [
-    "| 1 | rust | Rust | ours | 150,000 (148,000–152,000) | 1.09× (1.06–1.17) | 2.10 (2.00–2.20) | 310 / 920 | 1.9 MB | 1.5 MB | 1 of 3 |",
+    "| 1 | rust | Rust | ours | 150,000 (148,000–152,000) | 1.09× (1.06–1.17) | – | 476,190 | 2.10 (2.00–2.20) "
+    "| 310 / 920 | 1.9 MB | 1.5 MB | 1 of 3 | requests/s, client-bound in 1 of 3 (wrk's limit) |",
+    "| 1 | rust | Rust | ours | 1,700,000 (1,650,000–1,750,000) | 12.23× (11.70–12.96) | – | 2,222,222 | 0.45 (0.44–0.47) "
+    "| – / – |",
     "| 2 | nginx-lua | Lua (nginx) | peer | 137,000 (130,000–140,000) | reference |",
     "| 2 | rust | Rust | ours | 30,000 (28,000–33,000) | 0.97× (0.88–1.22) not significant |",
     "| – | zig | Zig | ours | unavailable: requires `zig` on PATH |",
@@ -187,16 +256,16 @@ def test_markdown_has_one_ranked_table_per_mode(run):
     "| zig | not verified |  |  |",
 ])
 def test_markdown_table_lines(run, line):
-    assert line in render_markdown(run, "nginx-lua")
+    assert line in render_markdown(run)
 
 
 def test_markdown_warnings_section(run):
-    md = render_markdown(run, "nginx-lua")
-    assert "## Warnings\n\n- the load generator was the bottleneck for rust in mode keepalive" in md
+    md = render_markdown(run)
+    assert "## Warnings\n\n- mode pipeline16: wrk does not time pipelined requests" in md
 
 
 def test_markdown_escapes_pipes_and_markup(run):
-    md = render_markdown(malicious(run), "nginx-lua")
+    md = render_markdown(malicious(run))
     assert "<script>" not in md and "<img" not in md
     assert "&lt;script&gt;alert('pwned')&lt;/script&gt; &amp; \\| pipes" in md
 
@@ -204,36 +273,36 @@ def test_markdown_escapes_pipes_and_markup(run):
 # html
 
 def test_html_escapes_every_string_from_the_run(run):
-    page = render_html(malicious(run), "nginx-lua")
+    page = render_html(malicious(run))
     assert "<script" not in page and "<img" not in page and "onerror=\"" not in page
     assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt; &amp; | pipes" in page
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
 
 
 def test_html_is_self_contained(run):
-    page = render_html(run, "nginx-lua")
+    page = render_html(run)
     assert not re.search(r"<(script|link|img|iframe)\b|@import|url\(", page)
     assert set(re.findall(r"https?://[^\s\"'<>]+", page)) == {"http://www.w3.org/2000/svg"}
 
 
 def test_html_charts_are_titled_svgs_one_per_metric(run):
-    page = render_html(run, "nginx-lua")
+    page = render_html(run)
     charts = re.findall(r'<svg class="chart" data-metric="([^"]+)"[^>]*><title>[^<]+</title>', page)
-    assert sorted(set(charts)) == ["cpu_us_per_req", "latency", "peak_rss_bytes", "rps"]
-    assert (charts.count("rps"), charts.count("latency"), len(charts)) == (3, 3, 8)
+    assert sorted(set(charts)) == ["cpu_us_per_req", "efficiency", "latency", "peak_rss_bytes", "rps"]
+    assert (charts.count("rps"), charts.count("latency"), len(charts)) == (3, 2, 8)  # pipeline16 is not timed
 
 
 def test_html_has_the_markdown_tables(run):
-    page = render_html(run, "nginx-lua")
+    page = render_html(run)
     assert page.count("<table>") == 3 + 3  # one per mode, footprint, conformance, entries
     assert '<td class="num wrap">0.97× (0.88–1.22) not significant</td>' in page
 
 
 def test_write_reports_writes_both_files(run, tmp_path):
-    md, page = write_reports(run, tmp_path / "out")
+    md, page = write_reports(view(run), tmp_path / "out")
     assert (md.name, page.name) == ("report.md", "report.html")
-    assert md.read_text(encoding="utf-8") == render_markdown(run, "nginx-lua")
-    assert page.read_text(encoding="utf-8") == render_html(run, "nginx-lua")
+    assert md.read_text(encoding="utf-8") == render_markdown(run)
+    assert page.read_text(encoding="utf-8") == render_html(run)
 
 
 # headless chromium
@@ -255,10 +324,10 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
 def test_chromium_renders_charts_and_tables(run, tmp_path):
-    _, page = write_reports(run, tmp_path)
+    _, page = write_reports(view(with_floor(capped(run))), tmp_path)
     dom = chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
     assert dom.count('class="chart"') >= 4
-    assert dom.count("<table>") == 6 and "150,000 (148,000–152,000)" in dom
+    assert dom.count("<table>") == 7 and "150,000 (148,000–152,000)" in dom and "the cap distorts" in dom
     shot = tmp_path / "report.png"
     chromium(tmp_path, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri())
     data = shot.read_bytes()

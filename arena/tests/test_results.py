@@ -1,5 +1,5 @@
 """run.json schema 1: what validates, what does not (with the path of the offending key),
-writing, reading and results/latest."""
+the model's round trip, writing, reading and results/latest."""
 
 import copy
 import datetime as dt
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.results import SchemaError, new_run_dir, point_latest, read_run, validate, write_run
+from arena.model import Run, SchemaError, validate
+from arena.results import new_run_dir, point_latest
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
 
@@ -72,6 +73,8 @@ def test_extra_keys_are_allowed():
     (lambda r: r["samples"][0].update(entry="go"), "samples[0].entry: 'go' is not in entries"),
     (lambda r: r["samples"][0].update(mode="close"), "samples[0].mode: 'close' is not in config.modes"),
     (lambda r: r.update(samples={}), "samples: must be a list"),
+    (lambda r: r["entries"][0]["verify"].pop("alt"), "entries[0].verify.alt: missing key"),
+    (lambda r: r["config"].update(cpu_quota=1.5), "config.cpu_quota: must be a number in (0, 1]"),
 ])
 def test_invalid_run_names_the_key(mutate, message):
     assert message in broken(mutate)
@@ -94,16 +97,29 @@ def test_write_then_read_round_trips_and_latest_points_at_newest(tmp_path):
     first = new_run_dir(tmp_path, now)
     second = new_run_dir(tmp_path, now)          # same second: suffixed, never reused
     assert (first.name, second.name) == ("20261122-001500", "20261122-001500-1")
-    write_run(second, minimal_run())
+    Run.load(minimal_run()).write(second)
     point_latest(tmp_path, first)
     point_latest(tmp_path, second)
     assert (tmp_path / "latest").resolve() == second.resolve()
-    assert read_run(tmp_path / "latest") == minimal_run()
+    assert Run.read(tmp_path / "latest") == Run.load(minimal_run())
+
+
+def test_a_schema_1_run_written_before_the_cap_reads_as_uncapped():
+    config = Run.load(minimal_run()).config
+    assert (config.cpu_quota, config.cap_problem) == (None, None)
+
+
+def test_the_model_saves_every_key_it_loaded():
+    doc = json.loads(FIXTURE.read_text())
+    saved = Run.load(doc).to_json()
+    for key in ("machine", "entries", "samples"):
+        assert saved[key] == doc[key]
+    assert {k: saved["config"][k] for k in doc["config"]} == doc["config"]
 
 
 def test_invalid_run_is_not_written(tmp_path):
-    run = minimal_run()
-    del run["samples"]
-    with pytest.raises(SchemaError):
-        write_run(tmp_path, run)
+    run = Run.load(minimal_run())
+    run.samples[0].mode = "turbo"
+    with pytest.raises(SchemaError, match="samples\\[0\\].mode"):
+        run.write(tmp_path)
     assert not (tmp_path / "run.json").exists()

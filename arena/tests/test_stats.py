@@ -2,6 +2,8 @@
 
 import pytest
 
+from arena.model import Sample
+
 from arena.stats import (
     METRICS, Ratio, StatsError, Summary, group_samples, maximum, median, minimum, ratio, spread, summarize,
 )
@@ -71,13 +73,14 @@ def test_ratio_rejects_what_it_cannot_divide(a, b, message):
         ratio(a, b)
 
 
-def _sample(entry="rust", mode="keepalive", rep=0, **over):
-    sample = {"entry": entry, "mode": mode, "rep": rep, "requests": 1000, "rps": 100.0,
+def _sample(entry="rust", mode="keepalive", rep=0, **over) -> Sample:
+    sample = {"entry": entry, "mode": mode, "rep": rep, "duration_s": 10.0, "requests": 1000, "rps": 100.0,
               "latency_us": {"p50": 300, "p90": 500, "p99": 900, "max": 5000},
               "errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0}, "non_3xx": 0,
-              "cpu_us_per_req": 6.1, "peak_rss_bytes": 1900000, "pss_bytes": 1500000, "client_bound": False}
+              "server_cpu_s": 0.0061, "cpu_us_per_req": 6.25, "client_cpu_share": 0.5, "server_cpu_share": 0.9,
+              "peak_rss_bytes": 1900000, "pss_bytes": 1500000, "client_bound": False}
     sample.update(over)
-    return sample
+    return Sample.load(sample)
 
 
 def test_group_samples_keys_by_entry_and_mode_in_first_seen_order():
@@ -89,8 +92,8 @@ def test_group_samples_keys_by_entry_and_mode_in_first_seen_order():
 def test_group_samples_collects_every_metric():
     series = group_samples([_sample(rps=1.0), _sample(rep=1, rps=2.0)])[("rust", "keepalive")]
     assert {m: series[m] for m in METRICS} == {
-        "rps": [1.0, 2.0], "cpu_us_per_req": [6.1, 6.1], "latency_p50_us": [300.0, 300.0],
-        "latency_p90_us": [500.0, 500.0], "latency_p99_us": [900.0, 900.0],
+        "rps": [1.0, 2.0], "cpu_us_per_req": [6.25, 6.25], "efficiency": [160000.0, 160000.0],
+        "latency_p50_us": [300.0, 300.0], "latency_p90_us": [500.0, 500.0], "latency_p99_us": [900.0, 900.0],
         "peak_rss_bytes": [1900000.0] * 2, "pss_bytes": [1500000.0] * 2}
 
 
@@ -100,11 +103,13 @@ def test_client_bound_samples_are_kept_and_flagged():
 
 
 def test_null_metric_is_counted_as_missing_not_dropped_silently():
-    series = group_samples([_sample(pss_bytes=None), _sample(rep=1)])[("rust", "keepalive")]
-    assert (series["pss_bytes"], series.missing["pss_bytes"]) == ([1500000.0], 1)
+    series = group_samples([_sample(cpu_us_per_req=None), _sample(rep=1)])[("rust", "keepalive")]
+    assert (series["cpu_us_per_req"], series.missing["cpu_us_per_req"]) == ([6.25], 1)
+    assert series.missing["efficiency"] == 1
 
 
 def test_errors_non_3xx_and_requests_are_summed():
-    series = group_samples([_sample(errors={"read": 2, "timeout": 1}, non_3xx=3),
-                            _sample(rep=1, errors={"read": 1}, non_3xx=1)])[("rust", "keepalive")]
+    series = group_samples([_sample(errors={"connect": 0, "read": 2, "write": 0, "timeout": 1}, non_3xx=3),
+                            _sample(rep=1, errors={"connect": 0, "read": 1, "write": 0, "timeout": 0}, non_3xx=1)])
+    series = series[("rust", "keepalive")]
     assert (series.errors["read"], series.error_total, series.non_3xx, series.requests) == (3, 4, 4, 2000)

@@ -12,61 +12,32 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from .cgroup import CpuCap
 from .entries import Entry
+from .model import Config, Mode, Sample, mode
 from .process import Launch, StartError, free_port, launch_ready, start
 from .verify import load_runner
 
-MODES = ("keepalive", "pipeline16", "close")
-CLIENT_BOUND_SHARE = 0.90  # the load generator's core this busy while the server's is not
-WRK_MARK = "arena-json "   # prefix of the machine-readable line printed by wrk/report.lua
-# wrk does not time requests sent through a pipelining request(): its percentiles read 0
-# (github.com/wg/wrk/issues/236). Such latencies are recorded as null, with this note.
-UNTIMED_MODES = {"pipeline16": "wrk does not time pipelined requests (wg/wrk#236): latency not measured"}
-
-
-@dataclass
-class BenchConfig:
-    server_cpus: str = "0"
-    client_cpus: str = "1"
-    duration_s: int = 10     # per measured repetition (wrk takes whole seconds)
-    warmup_s: int = 2        # an unmeasured wrk run in the same mode just before; 0: none
-    repetitions: int = 3
-    modes: tuple[str, ...] = MODES
-    connections: int = 50
-    reference: str = "nginx-lua"
-    quick: bool = False
-    startup_runs: int = 3    # starts timed per entry; the median is the figure
-
-    def as_json(self) -> dict:
-        return {"server_cpus": self.server_cpus, "client_cpus": self.client_cpus,
-                "duration_s": self.duration_s, "warmup_s": self.warmup_s,
-                "repetitions": self.repetitions, "modes": list(self.modes),
-                "connections": self.connections, "reference": self.reference, "quick": self.quick}
-
-    def seconds_per_sample(self) -> float:
-        return self.duration_s + self.warmup_s + 0.5  # + start, checks, stop
+WRK_MARK = "arena-json "  # prefix of the machine-readable line printed by wrk/report.lua
 
 
 class WrkError(Exception):
     pass
 
 
-def wrk_script(mode: str, tmp: Path) -> Path:
-    """The Lua script for a mode: report.lua's done(), plus pipeline.lua's request() for pipelining."""
+def wrk_script(m: Mode, tmp: Path) -> Path:
+    """The Lua script for a mode: report.lua's done(), plus the mode's own request() if any."""
     parts = [resources.files("arena.wrk").joinpath("report.lua").read_text()]
-    if mode == "pipeline16":
-        parts.append(resources.files("arena.wrk").joinpath("pipeline.lua").read_text())
-    path = tmp / f"{mode}.lua"
+    if m.script:
+        parts.append(resources.files("arena.wrk").joinpath(m.script).read_text())
+    path = tmp / f"{m.name}.lua"
     path.write_text("\n".join(parts))
     return path
 
 
-def wrk_argv(url: str, mode: str, seconds: int, cfg: BenchConfig, script: Path) -> list[str]:
-    argv = ["taskset", "-c", cfg.client_cpus, "wrk", "-t1", f"-c{cfg.connections}", f"-d{seconds}s",
-            "-s", str(script)]
-    if mode == "close":
-        argv += ["-H", "Connection: close"]
-    return argv + [url]
+def wrk_argv(url: str, m: Mode, seconds: int, cfg: Config, script: Path) -> list[str]:
+    return ["taskset", "-c", cfg.client_cpus, "wrk", "-t1", f"-c{cfg.connections}", f"-d{seconds}s",
+            "-s", str(script), *m.wrk_args, url]
 
 
 def run_wrk(argv: list[str], seconds: int) -> tuple[dict, float, float]:
@@ -84,38 +55,11 @@ def run_wrk(argv: list[str], seconds: int) -> tuple[dict, float, float]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     out = p.stdout.decode(errors="replace")
-    lines = [l for l in out.splitlines() if l.startswith(WRK_MARK)]
+    lines = [line for line in out.splitlines() if line.startswith(WRK_MARK)]
     if p.returncode != 0 or len(lines) != 1:
         tail = (out + p.stderr.decode(errors="replace")).strip().splitlines()[-5:]
         raise WrkError(f"wrk exited {p.returncode} without its JSON line: " + " | ".join(tail))
-    return json.loads(lines[0][len(WRK_MARK):]), cpu, wall
-
-
-def sample_from(entry: str, mode: str, rep: int, wrk: dict, client_cpu_s: float, wall_s: float,
-                server_cpu_s: float, peak_rss: int, pss: int) -> dict:
-    """One schema-1 sample from wrk's figures and the /proc readings around it."""
-    duration_s = wrk["duration_us"] / 1e6
-    requests = wrk["requests"]
-    client_share = client_cpu_s / wall_s
-    server_share = server_cpu_s / wall_s
-    e = wrk["errors"]
-    latency = {k: (None if mode in UNTIMED_MODES else wrk["latency_us"][k]) for k in ("p50", "p90", "p99", "max")}
-    sample = {
-        "entry": entry, "mode": mode, "rep": rep, "duration_s": round(duration_s, 4),
-        "requests": requests, "rps": round(requests / duration_s, 1) if duration_s else 0.0,
-        "latency_us": latency,
-        "errors": {k: e[k] for k in ("connect", "read", "write", "timeout")},
-        "non_3xx": e["status"],
-        "server_cpu_s": round(server_cpu_s, 3),
-        "cpu_us_per_req": round(server_cpu_s * 1e6 / requests, 3) if requests else None,
-        "client_cpu_share": round(client_share, 3), "server_cpu_share": round(server_share, 3),
-        "peak_rss_bytes": peak_rss, "pss_bytes": pss,
-        "client_bound": client_share >= CLIENT_BOUND_SHARE and server_share < CLIENT_BOUND_SHARE,
-        "client_cpu_s": round(client_cpu_s, 3), "wall_s": round(wall_s, 3),
-    }
-    if mode in UNTIMED_MODES:
-        sample["latency_note"] = UNTIMED_MODES[mode]
-    return sample
+    return json.loads(lines[0][len(WRK_MARK) :]), cpu, wall
 
 
 def answer_problem(entry: Entry, launch: Launch, port: int) -> str:
@@ -147,30 +91,38 @@ def startup_ms(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> float:
         server.stop()
 
 
-def measure_sample(entry: Entry, mode: str, rep: int, cfg: BenchConfig, scripts: dict[str, Path]) -> dict:
-    """Starts the entry pinned with one thread, checks an answer, warms up, measures, stops.
-    Raises StartError or WrkError."""
+def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
+    """Starts the entry pinned with one thread (in a capped mode, inside a CPU cap), checks
+    an answer, warms up, measures, stops. Raises StartError, WrkError or CapError."""
+    m = mode(mode_name)
     launch = Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)
     server = launch_ready(entry, launch)
+    cap = None
     try:
+        if m.capped:
+            cap = CpuCap.create(cfg.cpu_quota)
+            cap.add(server.tree_pids())
         problem = answer_problem(entry, launch, server.port)
         if problem:
             raise StartError(f"{entry.name}: wrong answer before the run: {problem}")
         url = f"http://{launch.host}:{server.port}/"
         if cfg.warmup_s > 0:
-            run_wrk(wrk_argv(url, mode, cfg.warmup_s, cfg, scripts[mode]), cfg.warmup_s)
+            run_wrk(wrk_argv(url, m, cfg.warmup_s, cfg, scripts[mode_name]), cfg.warmup_s)
         cpu_before = server.cpu_seconds()
-        wrk, client_cpu, wall = run_wrk(wrk_argv(url, mode, cfg.duration_s, cfg, scripts[mode]), cfg.duration_s)
+        wrk, client_cpu, wall = run_wrk(wrk_argv(url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
         server_cpu = server.cpu_seconds() - cpu_before
         peak_rss, pss = server.peak_rss_bytes(), server.pss_bytes()
         if server.proc.poll() is not None:
             raise StartError(f"{entry.name} exited during the run\n{server.output_tail()}")
     finally:
         server.stop()
-    return sample_from(entry.name, mode, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss)
+        if cap:
+            cap.remove()
+    return Sample.from_wrk(entry.name, mode_name, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss,
+                           cpu_limit=cfg.cpu_quota if m.capped else 1.0)
 
 
-def measure_startup(entry: Entry, cfg: BenchConfig) -> list[float]:
+def measure_startup(entry: Entry, cfg: Config) -> list[float]:
     """Milliseconds from exec to the first correct 302, cfg.startup_runs times; raises StartError."""
     return [round(startup_ms(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)), 2)
             for _ in range(cfg.startup_runs)]
@@ -179,18 +131,18 @@ def measure_startup(entry: Entry, cfg: BenchConfig) -> list[float]:
 @dataclass
 class Plan:
     """The interleaved order of samples: for rep, for mode, for entry (A B C A B C …)."""
+
     entries: list[Entry]
-    cfg: BenchConfig
+    cfg: Config
     steps: list[tuple[int, str, Entry]] = field(init=False)
 
     def __post_init__(self):
-        self.steps = [(rep, mode, e) for rep in range(self.cfg.repetitions)
-                      for mode in self.cfg.modes for e in self.entries]
+        self.steps = [(rep, m, e) for rep in range(self.cfg.repetitions) for m in self.cfg.modes for e in self.entries]
 
     def seconds(self) -> float:
         return len(self.steps) * self.cfg.seconds_per_sample()
 
 
-def scripts_for(cfg: BenchConfig) -> dict[str, Path]:
+def scripts_for(cfg: Config) -> dict[str, Path]:
     tmp = Path(tempfile.mkdtemp(prefix="arena-wrk-"))
-    return {mode: wrk_script(mode, tmp) for mode in cfg.modes}
+    return {name: wrk_script(mode(name), tmp) for name in cfg.modes}

@@ -3,48 +3,63 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
-from . import results as resultsmod
-from .bench import BenchConfig, Plan, WrkError, measure_sample, measure_startup, scripts_for
+from . import results
+from .bench import Plan, WrkError, measure_sample, measure_startup, scripts_for
 from .build import needs_build
+from .cgroup import CapError, probe
 from .entries import Entry, artifact_bytes
 from .machine import describe, first_line
+from .model import Config, EntryRecord, Failure, Machine, Run, Verdicts, mode
 from .process import StartError
 from .ui import bar, build_with_spinner, console, spinner
 from .verify import load_runner, verify_entry
 
 
-def _entry_record(e: Entry) -> dict:
-    return {"name": e.name, "language": e.language, "kind": e.kind, "description": e.description,
-            "available": e.available, "reason": e.reason, "version": None, "artifact_bytes": None,
-            "startup_ms": [], "verify": None}
+def _record(e: Entry) -> EntryRecord:
+    return EntryRecord(name=e.name, language=e.language, kind=e.kind, description=e.description,
+                       available=e.available, reason=e.reason)
 
 
-def _drop(record: dict, reason: str) -> None:
+def _drop(record: EntryRecord, reason: str) -> None:
     """Marks an entry unusable for the rest of the run, with the reason in plain words."""
-    record["available"] = False
-    record["reason"] = reason
-    console.print(f"[red]{record['name']}[/]: {reason}", highlight=False)
+    record.drop(reason)
+    console.print(f"[red]{record.name}[/]: {reason}", highlight=False)
 
 
-def run_bench(repo: Path, chosen: list[Entry], cfg: BenchConfig, results_dir: Path, verify: bool = True) -> Path:
+def with_cap_or_without(cfg: Config) -> Config:
+    """cfg as it can run here: without its capped modes (and saying why) when no cgroup can be made."""
+    if not any(mode(m).capped for m in cfg.modes):
+        return replace(cfg, cpu_quota=None)
+    problem = probe(cfg.cpu_quota)
+    if problem is None:
+        return cfg
+    console.print(f"[yellow]no CPU cap ({problem}): the capped modes are left out; "
+                  "the report ranks by efficiency instead[/]", highlight=False)
+    return replace(cfg, modes=tuple(m for m in cfg.modes if not mode(m).capped), cpu_quota=None,
+                   cap_problem=problem)
+
+
+def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, verify: bool = True) -> Path:
     """Measures the chosen entries and writes results_dir/<run-id>/run.json; returns that directory."""
-    started = resultsmod.utc_now()
-    run_dir = resultsmod.new_run_dir(results_dir, started)
+    started = results.utc_now()
+    run_dir = results.new_run_dir(results_dir, started)
     log_dir = run_dir / "logs"
-    records = {e.name: _entry_record(e) for e in chosen}
-    failures: list[dict] = []
+    cfg = with_cap_or_without(cfg)
+    records = {e.name: _record(e) for e in chosen}
+    failures: list[Failure] = []
     for e in chosen:
         if not e.available:
             console.print(f"[yellow]unavailable[/] {e.name}: {e.reason}")
 
     with spinner() as p:
         p.add_task("describing the machine", total=None)
-        machine = describe()
+        machine = Machine(**describe())
 
     # Build what needs it; a failing build drops that entry only.
-    for e in [e for e in chosen if records[e.name]["available"] and needs_build(e)]:
+    for e in [e for e in chosen if records[e.name].available and needs_build(e)]:
         result = build_with_spinner(e, log_dir)
         if result.ok:
             console.print(f"built {e.name} in {result.seconds:.1f} s")
@@ -52,10 +67,10 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: BenchConfig, results_dir: Pa
             _drop(records[e.name], f"build failed: `{result.failed_command}` (log {result.log})")
             console.print(result.tail(10), markup=False, highlight=False)
 
-    live = [e for e in chosen if records[e.name]["available"]]
+    live = [e for e in chosen if records[e.name].available]
     for e in live:
-        records[e.name]["version"] = first_line([e.version], cwd=e.folder, shell=True)
-        records[e.name]["artifact_bytes"] = artifact_bytes(e)
+        records[e.name].version = first_line([e.version], cwd=e.folder, shell=True)
+        records[e.name].artifact_bytes = artifact_bytes(e)
 
     if verify:
         try:
@@ -65,58 +80,54 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: BenchConfig, results_dir: Pa
             verify = False
     if verify:
         for e in live:
+            if e.kind == "floor":
+                console.print(f"not verified {e.name}: the floor is not a conforming server")
+                continue
             with spinner() as p:
                 p.add_task(f"verifying {e.name}" + (" (quick)" if cfg.quick else ""), total=None)
                 v = verify_entry(repo, e, quick=cfg.quick)
             if v.error:
                 _drop(records[e.name], f"verification could not run: {v.error.splitlines()[0]}")
             else:
-                records[e.name]["verify"] = v.counts()
                 c = v.counts()
+                records[e.name].verify = Verdicts(c["pass"], c["alt"], c["fail"])
                 console.print(f"verified {e.name}: {c['pass']} pass, {c['alt']} alt, {c['fail']} fail")
-    live = [e for e in live if records[e.name]["available"]]
+    live = [e for e in live if records[e.name].available]
 
     with bar() as p:
         task = p.add_task("startup: exec to first correct 302", total=len(live) * cfg.startup_runs)
         for e in live:
             try:
-                records[e.name]["startup_ms"] = measure_startup(e, cfg)
+                records[e.name].startup_ms = measure_startup(e, cfg)
             except StartError as err:
                 _drop(records[e.name], f"does not start: {str(err).splitlines()[0]}")
             p.advance(task, cfg.startup_runs)
-    live = [e for e in live if records[e.name]["available"]]
+    live = [e for e in live if records[e.name].available]
 
     plan = Plan(live, cfg)
-    samples: list[dict] = []
+    samples = []
+    cap = f", capped modes at {cfg.cpu_quota:.0%} of it" if cfg.cpu_quota else ""
     console.print(f"measuring {len(live)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
                   f"{cfg.warmup_s} s warm-up + {cfg.duration_s} s each: about {plan.seconds() / 60:.1f} min; "
-                  f"server on CPU {cfg.server_cpus}, wrk on CPU {cfg.client_cpus}")
+                  f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}")
     scripts = scripts_for(cfg)
     try:
         with bar() as p:
             task = p.add_task("bench", total=len(plan.steps))
-            for rep, mode, e in plan.steps:
-                p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode:<10} {e.name:<14}")
+            for rep, mode_name, e in plan.steps:
+                p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14}")
                 try:
-                    samples.append(measure_sample(e, mode, rep, cfg, scripts))
-                except (StartError, WrkError) as err:
-                    failures.append({"entry": e.name, "mode": mode, "rep": rep, "error": str(err)})
-                    p.console.print(f"[red]{e.name} {mode} rep {rep}[/]: {str(err).splitlines()[0]}", highlight=False)
+                    samples.append(measure_sample(e, mode_name, rep, cfg, scripts))
+                except (StartError, WrkError, CapError) as err:
+                    failures.append(Failure(e.name, mode_name, rep, str(err)))
+                    p.console.print(f"[red]{e.name} {mode_name} rep {rep}[/]: {str(err).splitlines()[0]}",
+                                    highlight=False)
                 p.advance(task)
     finally:
         shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
 
-    run = {
-        "schema": resultsmod.SCHEMA_VERSION,
-        "run_id": run_dir.name,
-        "started": resultsmod.iso(started),
-        "finished": resultsmod.iso(resultsmod.utc_now()),
-        "machine": machine,
-        "config": cfg.as_json(),
-        "entries": list(records.values()),
-        "samples": samples,
-        "failures": failures,
-    }
-    resultsmod.write_run(run_dir, run)
-    resultsmod.point_latest(results_dir, run_dir)
+    run = Run(run_id=run_dir.name, started=results.iso(started), finished=results.iso(results.utc_now()),
+              machine=machine, config=cfg, entries=list(records.values()), samples=samples, failures=failures)
+    run.write(run_dir)
+    results.point_latest(results_dir, run_dir)
     return run_dir

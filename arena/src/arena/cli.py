@@ -12,13 +12,14 @@ from pathlib import Path
 
 import click
 
-from . import bench as benchmod
-from . import results as resultsmod
 from .benchrun import run_bench
 from .build import needs_build
 from .entries import Entry, ManifestError, discover, select
+from .model import DEFAULT_MODES, MODES, Config, Run
 from .process import Launch, StartError, free_port, start
-from .ui import build_with_spinner, console, entries_table, err_console, ranked, spinner, verify_matrix
+from .report import console as report_console
+from .report import write_run_reports
+from .ui import build_with_spinner, console, entries_table, err_console, spinner, verify_matrix
 from .verify import EntryVerdicts, verify_entry, verify_full
 
 CPU_LIST_RE = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
@@ -266,25 +267,27 @@ def verify_cmd(ctx, entries, quick, full, soak):
 @click.option("--server-cpus", default="0", show_default=True, help="CPUs the server is pinned to.")
 @click.option("--client-cpus", default="1", show_default=True, help="CPUs wrk is pinned to.")
 @click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
-@click.option("--modes", default=",".join(benchmod.MODES), show_default=True, help="Comma-separated subset.")
+@click.option("--modes", default=",".join(DEFAULT_MODES), show_default=True, help="Comma-separated subset.")
+@click.option("--cpu-quota", type=click.FloatRange(0.05, 1.0), default=0.5, show_default=True,
+              help="Share of its core the server gets in the capped modes (a cgroup cpu cap).")
 @click.option("--reference", default="nginx-lua", show_default=True, help="The entry ratios are taken to.")
 @click.option("--no-verify", is_flag=True, help="Skip the conformance runner (run.json records verify: null).")
 @click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where run directories go [<repo>/results].")
 @click.pass_context
 def bench_cmd(ctx, entries, quick, duration, warmup, reps, server_cpus, client_cpus, connections,
-              modes, reference, no_verify, results_dir):
+              modes, cpu_quota, reference, no_verify, results_dir):
     """Benchmark ENTRIES (default: all available) and write results/<run-id>/."""
     chosen_modes = tuple(m for m in modes.split(",") if m)
     for m in chosen_modes:
-        if m not in benchmod.MODES:
-            raise click.BadParameter(f"unknown mode {m!r} (modes: {', '.join(benchmod.MODES)})", param_hint="'--modes'")
-    cfg = benchmod.BenchConfig(
+        if m not in MODES:
+            raise click.BadParameter(f"unknown mode {m!r} (modes: {', '.join(MODES)})", param_hint="'--modes'")
+    cfg = Config(
         server_cpus=check_cpus("--server-cpus", server_cpus), client_cpus=check_cpus("--client-cpus", client_cpus),
         duration_s=duration or (1 if quick else 10),
         warmup_s=warmup if warmup is not None else (1 if quick else 2),
         repetitions=reps or (1 if quick else 3), modes=chosen_modes, connections=connections,
-        reference=reference, quick=quick, startup_runs=1 if quick else 3)
+        reference=reference, quick=quick, cpu_quota=cpu_quota, startup_runs=1 if quick else 3)
     for tool in ("wrk", "taskset"):
         if not shutil.which(tool):
             raise Failure(f"{tool} is not on PATH")
@@ -294,16 +297,17 @@ def bench_cmd(ctx, entries, quick, duration, warmup, reps, server_cpus, client_c
     publish(run_dir, reference)
 
 
-def publish(run_dir: Path, reference: str) -> None:
+def publish(run_dir: Path, reference: str | None = None) -> None:
     """Writes report.md/report.html for a run directory and prints the ranked tables."""
-    run = resultsmod.read_run(run_dir)
     try:
-        from .report import ranked_table, write_reports
-    except ImportError as err:
-        raise Failure(f"the report module is missing: {err}") from None
-    md, html = write_reports(run, run_dir, reference)
-    for mode in run["config"]["modes"]:
-        console.print(ranked(ranked_table(run, mode, reference), mode, reference))
+        run = Run.read(run_dir)
+    except (ValueError, OSError) as err:  # SchemaError and JSONDecodeError are ValueErrors
+        raise Failure(f"{run_dir / 'run.json'}: {err}") from None
+    view, md, html = write_run_reports(run, run_dir, reference)
+    for mv in view.modes:
+        console.print(report_console.ranked(view, mv))
+    for warning in view.warnings:
+        console.print(f"[yellow]warning[/]: {warning}", highlight=False)
     console.print(f"results: {run_dir / 'run.json'}\nreports: {md}\n         {html}")
 
 
@@ -312,12 +316,7 @@ def publish(run_dir: Path, reference: str) -> None:
 @click.option("--reference", default=None, help="Default: the run's own reference.")
 def report_cmd(run, reference):
     """Write report.md and report.html for RUN (a results/<run-id> directory or its run.json)."""
-    run_dir = run if run.is_dir() else run.parent
-    try:
-        data = resultsmod.read_run(run_dir)
-    except (ValueError, OSError) as err:  # SchemaError and JSONDecodeError are ValueErrors
-        raise Failure(f"{run_dir / 'run.json'}: {err}") from None
-    publish(run_dir, reference or data["config"]["reference"])
+    publish(run if run.is_dir() else run.parent, reference)
 
 
 # --- entry point --------------------------------------------------------------------------

@@ -14,7 +14,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-KINDS = ("ours", "peer")
+from .model import KINDS
+
 READY_MODES = ("listening", "port")
 NAME_RE = re.compile(r"^[a-z0-9-]+$")
 # Placeholders allowed in `run` ({name}) and, doubled ({{name}}), in a config template.
@@ -55,7 +56,7 @@ class ManifestError(Exception):
 class Entry:
     name: str
     language: str
-    kind: str            # "ours" | "peer"
+    kind: str            # one of model.KINDS
     description: str
     requires: list[str]
     build: list[str]     # shell commands, cwd = folder

@@ -1,4 +1,12 @@
-"""Results: `results/<run-id>/run.json` (schema 1), its validation, and `results/latest`."""
+"""The files of a run: `results/<run-id>/run.json`, written atomically, and `results/latest`.
+
+run.json history (model.py reads and checks it; bump SCHEMA_VERSION only when a field
+changes meaning or type, and keep reading the older versions):
+- schema 1 (2026-11): machine, config, entries, samples, failures.
+  Added later, optional, absent in older runs: config.cpu_quota (share of one core the
+  capped modes ran under, null: not capped) and config.cap_problem (why they could not
+  run); samples of the modes keepalive-capped and close-capped; entry kind "floor".
+"""
 
 from __future__ import annotations
 
@@ -6,81 +14,6 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
-
-SCHEMA_VERSION = 1
-NUM = (int, float)
-OPT_NUM = (int, float, type(None))
-OPT_STR = (str, type(None))
-
-# Every key a schema-1 document must hold, with its type(s). Nested dicts are checked
-# recursively; a list of dicts is written as [ {...} ]. Extra keys are allowed (additions
-# keep schema 1 readable); a missing key or a wrong type is an error.
-SAMPLE = {
-    "entry": str, "mode": str, "rep": int, "duration_s": NUM, "requests": int, "rps": NUM,
-    "latency_us": {"p50": OPT_NUM, "p90": OPT_NUM, "p99": OPT_NUM, "max": OPT_NUM},  # null: not measured
-    "errors": {"connect": int, "read": int, "write": int, "timeout": int},
-    "non_3xx": int, "server_cpu_s": NUM, "cpu_us_per_req": OPT_NUM,
-    "client_cpu_share": NUM, "server_cpu_share": NUM,
-    "peak_rss_bytes": int, "pss_bytes": int, "client_bound": bool,
-}
-ENTRY = {
-    "name": str, "language": str, "kind": str, "available": bool, "reason": OPT_STR,
-    "version": OPT_STR, "artifact_bytes": (int, type(None)), "startup_ms": [NUM],
-    "verify": (dict, type(None)),
-}
-RUN = {
-    "schema": int, "run_id": str, "started": str, "finished": str,
-    "machine": {"cpu_model": str, "cores": int, "kernel": str, "os": str,
-                "memory_bytes": int, "tools": dict},
-    "config": {"server_cpus": str, "client_cpus": str, "duration_s": NUM, "warmup_s": NUM,
-               "repetitions": int, "modes": [str], "connections": int, "reference": str,
-               "quick": bool},
-    "entries": [ENTRY],
-    "samples": [SAMPLE],
-}
-
-
-class SchemaError(ValueError):
-    """str() is `PATH: reason`, PATH like `samples[3].latency_us.p99`."""
-
-
-def _check(value, spec, path: str) -> None:
-    if isinstance(spec, dict):
-        if not isinstance(value, dict):
-            raise SchemaError(f"{path}: must be an object")
-        for key, sub in spec.items():
-            where = f"{path}.{key}" if path else key
-            if key not in value:
-                raise SchemaError(f"{where}: missing key")
-            _check(value[key], sub, where)
-    elif isinstance(spec, list):
-        if not isinstance(value, list):
-            raise SchemaError(f"{path}: must be a list")
-        for i, item in enumerate(value):
-            _check(item, spec[0], f"{path}[{i}]")
-    else:
-        types = spec if isinstance(spec, tuple) else (spec,)
-        # bool is an int in Python: accept it only where bool is asked for.
-        if isinstance(value, bool) and bool not in types:
-            raise SchemaError(f"{path}: must be {'/'.join(t.__name__ for t in types)}, got bool")
-        if not isinstance(value, types):
-            raise SchemaError(f"{path}: must be {'/'.join(t.__name__ for t in types)}, got {type(value).__name__}")
-
-
-def validate(run: dict) -> dict:
-    """Returns run unchanged when it is a valid schema-1 document; raises SchemaError."""
-    if not isinstance(run, dict):
-        raise SchemaError(": must be an object")
-    if run.get("schema") != SCHEMA_VERSION:
-        raise SchemaError(f"schema: must be {SCHEMA_VERSION}, got {run.get('schema')!r}")
-    _check(run, RUN, "")
-    names = {e["name"] for e in run["entries"]}
-    for i, s in enumerate(run["samples"]):
-        if s["entry"] not in names:
-            raise SchemaError(f"samples[{i}].entry: {s['entry']!r} is not in entries")
-        if s["mode"] not in run["config"]["modes"]:
-            raise SchemaError(f"samples[{i}].mode: {s['mode']!r} is not in config.modes")
-    return run
 
 
 def utc_now() -> dt.datetime:
@@ -105,21 +38,17 @@ def new_run_dir(results: Path, now: dt.datetime) -> Path:
     raise FileExistsError(f"{results}/{base}: 100 runs with the same start second")
 
 
-def write_run(run_dir: Path, run: dict) -> Path:
-    """Validates and writes run.json atomically; returns its path."""
-    validate(run)
-    path = run_dir / "run.json"
-    tmp = run_dir / "run.json.tmp"
-    tmp.write_text(json.dumps(run, indent=1) + "\n")
+def write_json(path: Path, doc: dict) -> Path:
+    """Writes doc to path atomically (a temporary file beside it, then rename); returns path."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
     os.replace(tmp, path)
     return path
 
 
-def read_run(path: Path) -> dict:
-    """A run.json (or a run directory, or results/latest) read and validated."""
-    if path.is_dir():
-        path = path / "run.json"
-    return validate(json.loads(path.read_text()))
+def read_json(path: Path) -> object:
+    """The JSON document at path; raises OSError or ValueError (json.JSONDecodeError)."""
+    return json.loads(path.read_text())
 
 
 def point_latest(results: Path, run_dir: Path) -> None:

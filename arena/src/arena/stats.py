@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from statistics import median as _median
 from typing import Iterable, Sequence
 
+from .model import ERROR_KINDS, Sample
+
 
 class StatsError(ValueError):
     """A summary was asked of values it cannot describe (empty, or a zero divisor)."""
@@ -94,35 +96,59 @@ def ratio(a_values: Sequence[float], b_values: Sequence[float]) -> Ratio:
 METRICS = (
     "rps",  # requests answered per second
     "cpu_us_per_req",  # server CPU (utime + stime) microseconds per request
+    "efficiency",  # requests per server CPU-second (1e6 / cpu_us_per_req)
     "latency_p50_us",
     "latency_p90_us",
     "latency_p99_us",
     "peak_rss_bytes",  # VmHWM summed over the server's process tree
     "pss_bytes",  # Pss summed over the server's process tree
 )
-ERROR_KINDS = ("connect", "read", "write", "timeout")
+
+
+def _metric(sample: Sample, metric: str) -> float | None:
+    if metric.startswith("latency_"):
+        return getattr(sample.latency_us, metric.removeprefix("latency_").removesuffix("_us"))
+    return getattr(sample, metric)
 
 
 @dataclass
 class Series:
     """Every sample of one (entry, mode), metric by metric, in repetition order.
 
-    A metric that a sample left null or absent is not in its list but counted in missing,
-    so that a shorter list is never a silent exclusion.
+    A metric that a sample left null is not in its list but counted in missing, so that a
+    shorter list is never a silent exclusion.
     """
 
     entry: str
     mode: str
-    reps: list[int] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
     values: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in METRICS})
     missing: dict[str, int] = field(default_factory=lambda: {m: 0 for m in METRICS})
-    client_bound_reps: list[int] = field(default_factory=list)  # reps where wrk was the bottleneck
-    errors: dict[str, int] = field(default_factory=lambda: {k: 0 for k in ERROR_KINDS})  # socket errors, summed
-    non_3xx: int = 0  # answers outside 300–399, summed over reps
-    requests: int = 0  # requests answered, summed over reps
+
+    def add(self, sample: Sample) -> None:
+        self.samples.append(sample)
+        for metric in METRICS:
+            value = _metric(sample, metric)
+            if value is None:
+                self.missing[metric] += 1
+            else:
+                self.values[metric].append(float(value))
 
     def __getitem__(self, metric: str) -> list[float]:
         return self.values[metric]
+
+    def summary(self, metric: str) -> Summary | None:
+        """summarize() of the metric, or None when no sample has it."""
+        return summarize(self.values[metric]) if self.values[metric] else None
+
+    @property
+    def reps(self) -> list[int]:
+        return [s.rep for s in self.samples]
+
+    @property
+    def client_bound_reps(self) -> list[int]:
+        """Repetitions where the load generator was the bottleneck."""
+        return [s.rep for s in self.samples if s.client_bound]
 
     @property
     def client_bound(self) -> int:
@@ -130,35 +156,28 @@ class Series:
         return len(self.client_bound_reps)
 
     @property
+    def errors(self) -> dict[str, int]:
+        """Socket errors by kind, summed over the repetitions."""
+        return {k: sum(s.errors[k] for s in self.samples) for k in ERROR_KINDS}
+
+    @property
     def error_total(self) -> int:
         return sum(self.errors.values())
 
+    @property
+    def non_3xx(self) -> int:
+        """Answers outside 300–399, summed over the repetitions."""
+        return sum(s.non_3xx for s in self.samples)
 
-def _sample_metric(sample: dict, metric: str) -> float | None:
-    if metric.startswith("latency_"):
-        percentile = metric.removeprefix("latency_").removesuffix("_us")
-        return (sample.get("latency_us") or {}).get(percentile)
-    return sample.get(metric)
+    @property
+    def requests(self) -> int:
+        return sum(s.requests for s in self.samples)
 
 
-def group_samples(samples: Iterable[dict]) -> dict[tuple[str, str], Series]:
-    """run.json samples grouped by (entry, mode), in first-seen order; excludes no sample."""
+def group_samples(samples: Iterable[Sample]) -> dict[tuple[str, str], Series]:
+    """Samples grouped by (entry, mode), in first-seen order; excludes no sample."""
     groups: dict[tuple[str, str], Series] = {}
     for sample in samples:
-        key = (sample["entry"], sample["mode"])
-        series = groups.setdefault(key, Series(*key))
-        rep = int(sample.get("rep", len(series.reps)))
-        series.reps.append(rep)
-        for metric in METRICS:
-            value = _sample_metric(sample, metric)
-            if value is None:
-                series.missing[metric] += 1
-            else:
-                series.values[metric].append(float(value))
-        if sample.get("client_bound"):
-            series.client_bound_reps.append(rep)
-        for kind, count in (sample.get("errors") or {}).items():
-            series.errors[kind] = series.errors.get(kind, 0) + int(count or 0)
-        series.non_3xx += int(sample.get("non_3xx") or 0)
-        series.requests += int(sample.get("requests") or 0)
+        key = (sample.entry, sample.mode)
+        groups.setdefault(key, Series(*key)).add(sample)
     return groups

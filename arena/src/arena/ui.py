@@ -1,4 +1,5 @@
-"""Rich renderings for the console: entry list, verification matrix, ranked results."""
+"""Rich renderings for the console: progress, entry list, verification matrix (the ranked
+results are report/console.py)."""
 
 from __future__ import annotations
 
@@ -66,27 +67,4 @@ def verify_matrix(results) -> Table:
     for label in ("pass", "alt", "fail"):
         t.add_row(label, *(str(r.counts()[label]) if not r.error else "-" for r in results))
     t.add_row("start", *("[red]failed[/]" if r.error else "ok" for r in results))
-    return t
-
-
-def _num(v, fmt="{:,.0f}") -> str:
-    return "-" if v is None else fmt.format(v)
-
-
-def ranked(rows: list[dict], mode: str, reference: str) -> Table:
-    t = Table(title=f"{mode}: ranked by requests/s (median of repetitions, min–max)")
-    for col in ("#", "entry", "kind", "req/s", "min–max", f"× {reference}", "CPU µs/req",
-                "p99 µs", "peak RSS", "client-bound", "note"):
-        t.add_column(col, justify="right" if col not in ("entry", "kind", "note") else "left")
-    for r in rows:
-        ratio = "-"
-        if r.get("ratio") is not None:
-            ratio = f"{r['ratio']:.2f} ({r['ratio_lo']:.2f}–{r['ratio_hi']:.2f})"
-            if r.get("significant") is False:
-                ratio += " n.s."
-        rng = "-" if r.get("rps_lo") is None else f"{r['rps_lo']:,.0f}–{r['rps_hi']:,.0f}"
-        rss = "-" if r.get("peak_rss_bytes") is None else f"{r['peak_rss_bytes'] / 1e6:.1f} MB"
-        t.add_row(_num(r.get("rank")), r["entry"], r.get("kind") or "", _num(r.get("rps_median")), rng,
-                  ratio, _num(r.get("cpu_us_median"), "{:.2f}"), _num(r.get("p99_us")), rss,
-                  str(r.get("client_bound") or 0), r.get("reason") or "")
     return t

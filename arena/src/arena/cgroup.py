@@ -1,0 +1,109 @@
+"""A CPU cap for one server: a cgroup of the cpu controller limiting its processes to a
+share of one core (cgroup v2 `cpu.max`; v1 `cpu.cfs_quota_us` where v2 has no cpu
+controller, as on hosts that mount the v1 hierarchies).
+
+The capped modes use it so that the load generator has more CPU than the server and the
+throughput measured is the server's (issue 8). Creating one needs root, or a delegated
+subtree; probe() says why not in plain words.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PERIOD_US = 100_000  # the kernel's default CFS period (100 ms)
+
+
+class CapError(Exception):
+    """No cgroup can be made here; str() says why in plain words."""
+
+
+def _mounts() -> list[tuple[str, str, list[str]]]:
+    """(mount point, filesystem type, options) of every cgroup mount."""
+    out = []
+    for line in Path("/proc/mounts").read_text().splitlines():
+        _, point, fstype, options, *_ = line.split()
+        if fstype in ("cgroup", "cgroup2"):
+            out.append((point, fstype, options.split(",")))
+    return out
+
+
+def _hierarchy() -> tuple[Path, str]:
+    """(the directory new cgroups go in, "v2" or "v1"); raises CapError."""
+    mounts = _mounts()
+    for point, fstype, _ in mounts:
+        controllers = Path(point) / "cgroup.controllers"
+        if fstype == "cgroup2" and controllers.is_file() and "cpu" in controllers.read_text().split():
+            return Path(point), "v2"
+    for point, fstype, options in mounts:
+        if fstype == "cgroup" and "cpu" in options:
+            return Path(point), "v1"
+    raise CapError("no cgroup hierarchy with the cpu controller is mounted")
+
+
+@dataclass
+class CpuCap:
+    """A cgroup whose processes together get at most `quota` of one CPU."""
+
+    path: Path
+    version: str  # "v1" or "v2"
+    quota: float
+
+    @classmethod
+    def create(cls, quota: float, name: str = "arena") -> CpuCap:
+        """Makes the cgroup; raises CapError."""
+        root, version = _hierarchy()
+        path = root / f"{name}-{os.getpid()}-{time.monotonic_ns()}"
+        quota_us = max(1000, round(quota * PERIOD_US))
+        try:
+            if version == "v2":
+                subtree = root / "cgroup.subtree_control"
+                if "cpu" not in subtree.read_text().split():
+                    subtree.write_text("+cpu")
+                path.mkdir()
+                (path / "cpu.max").write_text(f"{quota_us} {PERIOD_US}")
+            else:
+                path.mkdir()
+                (path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+                (path / "cpu.cfs_quota_us").write_text(str(quota_us))
+        except OSError as e:
+            if path.is_dir():
+                path.rmdir()
+            raise CapError(f"cannot create a {version} cgroup under {root}: {e.strerror or e}") from None
+        return cls(path, version, quota)
+
+    def add(self, pids: list[int]) -> None:
+        """Moves the processes (with all their threads) into the cgroup; raises CapError."""
+        for pid in pids:
+            try:
+                (self.path / "cgroup.procs").write_text(str(pid))
+            except ProcessLookupError:
+                continue  # exited meanwhile
+            except OSError as e:
+                raise CapError(f"cannot move process {pid} into {self.path}: {e.strerror or e}") from None
+
+    def remove(self, timeout_s: float = 2.0) -> None:
+        """Removes the cgroup once its processes are gone (waits up to timeout_s for them)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return  # left behind, empty soon; never worth failing a run for
+                time.sleep(0.02)
+
+
+def probe(quota: float) -> str | None:
+    """None when a cap can be made here, else why not."""
+    try:
+        CpuCap.create(quota, "arena-probe").remove()
+    except CapError as e:
+        return str(e)
+    return None

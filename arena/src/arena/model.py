@@ -1,0 +1,407 @@
+"""The typed model of a run: what `arena bench` measures and `arena report` reads.
+
+A Run holds the machine, the configuration, one EntryRecord per entry and one Sample per
+(entry, mode, repetition). Each class loads itself from its run.json object (after the
+schema check below) and saves itself back to one; the rest of the arena reads runs
+through these classes only. results.py reads and writes the files.
+
+The modes and kinds are declared once, here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import results
+
+SCHEMA_VERSION = 1  # the history of the format is at the top of results.py
+
+
+# --------------------------------------------------------------------------- registries
+
+KINDS = ("ours", "peer", "floor")  # floor: the design's physical limit, not a conforming server
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way of loading a server: what wrk is told, and what the report says about it."""
+
+    name: str
+    words: str  # what the report's heading says the mode is
+    wrk_args: tuple[str, ...] = ()  # added to wrk's command line
+    script: str | None = None  # a Lua file of arena/wrk whose request() the mode uses
+    # wrk does not time requests sent through a pipelining request(): its percentiles read 0
+    # (github.com/wg/wrk/issues/236). Such a mode's latencies are recorded as null.
+    timed: bool = True
+    # A capped mode runs the server under a CPU quota (config.cpu_quota of one core), so that
+    # the load generator has more CPU than the server; `dedicated` names the same load on
+    # a dedicated core, whose CPU cost per request the capped one is compared with.
+    dedicated: str | None = None
+
+    @property
+    def capped(self) -> bool:
+        return self.dedicated is not None
+
+    @property
+    def latency_note(self) -> str | None:
+        return None if self.timed else "wrk does not time pipelined requests (wg/wrk#236): latency not measured"
+
+
+MODES: dict[str, Mode] = {m.name: m for m in (
+    Mode("keepalive", "keep-alive connections"),
+    Mode("pipeline16", "16 requests pipelined per write", script="pipeline.lua", timed=False),
+    Mode("close", "a new connection per request", wrk_args=("-H", "Connection: close")),
+    Mode("keepalive-capped", "keep-alive connections, server CPU capped", dedicated="keepalive"),
+    Mode("close-capped", "a new connection per request, server CPU capped",
+         wrk_args=("-H", "Connection: close"), dedicated="close"),
+)}
+DEFAULT_MODES = tuple(MODES)
+CLIENT_BOUND_SHARE = 0.90  # the load generator's core this busy while the server's is not
+CAP_DISTORTION = 1.15  # capped CPU per request above this times the dedicated-core figure: distorted
+
+
+def mode(name: str) -> Mode:
+    """The registered mode, or a bare one for a name this version does not know (an old run)."""
+    return MODES.get(name) or Mode(name, "custom mode")
+
+
+# --------------------------------------------------------------------------- schema 1
+
+NUM = (int, float)
+OPT_NUM = (int, float, type(None))
+OPT_STR = (str, type(None))
+
+# Every key a schema-1 document must hold, with its type(s). Nested dicts are checked
+# recursively; a list of dicts is written as [ {...} ]. Extra keys are allowed (additions
+# keep schema 1 readable); a missing key or a wrong type is an error.
+SAMPLE_SCHEMA = {
+    "entry": str, "mode": str, "rep": int, "duration_s": NUM, "requests": int, "rps": NUM,
+    "latency_us": {"p50": OPT_NUM, "p90": OPT_NUM, "p99": OPT_NUM, "max": OPT_NUM},  # null: not measured
+    "errors": {"connect": int, "read": int, "write": int, "timeout": int},
+    "non_3xx": int, "server_cpu_s": NUM, "cpu_us_per_req": OPT_NUM,
+    "client_cpu_share": NUM, "server_cpu_share": NUM,
+    "peak_rss_bytes": int, "pss_bytes": int, "client_bound": bool,
+}
+ENTRY_SCHEMA = {
+    "name": str, "language": str, "kind": str, "available": bool, "reason": OPT_STR,
+    "version": OPT_STR, "artifact_bytes": (int, type(None)), "startup_ms": [NUM],
+    "verify": (dict, type(None)),
+}
+RUN_SCHEMA = {
+    "schema": int, "run_id": str, "started": str, "finished": str,
+    "machine": {"cpu_model": str, "cores": int, "kernel": str, "os": str,
+                "memory_bytes": int, "tools": dict},
+    "config": {"server_cpus": str, "client_cpus": str, "duration_s": NUM, "warmup_s": NUM,
+               "repetitions": int, "modes": [str], "connections": int, "reference": str,
+               "quick": bool},
+    "entries": [ENTRY_SCHEMA],
+    "samples": [SAMPLE_SCHEMA],
+}
+VERIFY_SCHEMA = {"pass": int, "alt": int, "fail": int}
+
+
+class SchemaError(ValueError):
+    """str() is `PATH: reason`, PATH like `samples[3].latency_us.p99`."""
+
+
+def _check(value, spec, path: str) -> None:
+    if isinstance(spec, dict):
+        if not isinstance(value, dict):
+            raise SchemaError(f"{path}: must be an object")
+        for key, sub in spec.items():
+            where = f"{path}.{key}" if path else key
+            if key not in value:
+                raise SchemaError(f"{where}: missing key")
+            _check(value[key], sub, where)
+    elif isinstance(spec, list):
+        if not isinstance(value, list):
+            raise SchemaError(f"{path}: must be a list")
+        for i, item in enumerate(value):
+            _check(item, spec[0], f"{path}[{i}]")
+    else:
+        types = spec if isinstance(spec, tuple) else (spec,)
+        names = "/".join(t.__name__ for t in types)
+        # bool is an int in Python: accept it only where bool is asked for.
+        if isinstance(value, bool) and bool not in types:
+            raise SchemaError(f"{path}: must be {names}, got bool")
+        if not isinstance(value, types):
+            raise SchemaError(f"{path}: must be {names}, got {type(value).__name__}")
+
+
+def validate(doc: object) -> dict:
+    """Returns doc unchanged when it is a valid schema-1 run.json object; raises SchemaError."""
+    if not isinstance(doc, dict):
+        raise SchemaError(": must be an object")
+    if doc.get("schema") != SCHEMA_VERSION:
+        raise SchemaError(f"schema: must be {SCHEMA_VERSION}, got {doc.get('schema')!r}")
+    _check(doc, RUN_SCHEMA, "")
+    names = {e["name"] for e in doc["entries"]}
+    for i, e in enumerate(doc["entries"]):
+        if e["verify"] is not None:
+            _check(e["verify"], VERIFY_SCHEMA, f"entries[{i}].verify")
+    for i, s in enumerate(doc["samples"]):
+        if s["entry"] not in names:
+            raise SchemaError(f"samples[{i}].entry: {s['entry']!r} is not in entries")
+        if s["mode"] not in doc["config"]["modes"]:
+            raise SchemaError(f"samples[{i}].mode: {s['mode']!r} is not in config.modes")
+    quota = doc["config"].get("cpu_quota")
+    if quota is not None and (isinstance(quota, bool) or not isinstance(quota, NUM) or not 0 < quota <= 1):
+        raise SchemaError(f"config.cpu_quota: must be a number in (0, 1] or null, got {quota!r}")
+    return doc
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Latency:
+    """Percentiles in microseconds; None: not measured (see Mode.timed)."""
+
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    max: float | None = None
+
+    def to_json(self) -> dict:
+        return {"p50": self.p50, "p90": self.p90, "p99": self.p99, "max": self.max}
+
+
+ERROR_KINDS = ("connect", "read", "write", "timeout")
+
+
+@dataclass
+class Sample:
+    """One measured wrk run of one fresh server process."""
+
+    entry: str
+    mode: str
+    rep: int
+    duration_s: float  # wrk's own measured duration
+    requests: int  # answered
+    rps: float
+    latency_us: Latency
+    errors: dict[str, int]  # socket errors by ERROR_KINDS
+    non_3xx: int  # answers with a status >= 400 (wrk's errors.status)
+    server_cpu_s: float  # utime + stime of the server's process tree during the run
+    cpu_us_per_req: float | None  # None when no request was answered
+    client_cpu_share: float  # wrk's CPU seconds per wall second
+    server_cpu_share: float
+    peak_rss_bytes: int
+    pss_bytes: int
+    client_bound: bool  # wrk's core was the bottleneck, not the server
+    client_cpu_s: float | None = None
+    wall_s: float | None = None
+
+    @property
+    def efficiency(self) -> float | None:
+        """Requests per server CPU-second: 1e6 / CPU µs per request."""
+        return 1e6 / self.cpu_us_per_req if self.cpu_us_per_req else None
+
+    @property
+    def error_total(self) -> int:
+        return sum(self.errors.values())
+
+    @classmethod
+    def from_wrk(cls, entry: str, mode_name: str, rep: int, wrk: dict, client_cpu_s: float, wall_s: float,
+                 server_cpu_s: float, peak_rss: int, pss: int, cpu_limit: float = 1.0) -> Sample:
+        """A sample from wrk's `arena-json` line (wrk/report.lua) and the /proc readings around it.
+
+        cpu_limit: the CPUs the server may use (its quota in a capped mode); the server is
+        saturated at CLIENT_BOUND_SHARE of it."""
+        duration_s = wrk["duration_us"] / 1e6
+        requests = wrk["requests"]
+        client_share = client_cpu_s / wall_s
+        server_share = server_cpu_s / wall_s
+        timed = mode(mode_name).timed
+        latency = Latency(**{k: wrk["latency_us"][k] if timed else None for k in ("p50", "p90", "p99", "max")})
+        return cls(
+            entry=entry, mode=mode_name, rep=rep, duration_s=round(duration_s, 4), requests=requests,
+            rps=round(requests / duration_s, 1) if duration_s else 0.0, latency_us=latency,
+            errors={k: wrk["errors"][k] for k in ERROR_KINDS}, non_3xx=wrk["errors"]["status"],
+            server_cpu_s=round(server_cpu_s, 3),
+            cpu_us_per_req=round(server_cpu_s * 1e6 / requests, 3) if requests else None,
+            client_cpu_share=round(client_share, 3), server_cpu_share=round(server_share, 3),
+            peak_rss_bytes=peak_rss, pss_bytes=pss,
+            client_bound=client_share >= CLIENT_BOUND_SHARE and server_share < CLIENT_BOUND_SHARE * cpu_limit,
+            client_cpu_s=round(client_cpu_s, 3), wall_s=round(wall_s, 3))
+
+    @classmethod
+    def load(cls, d: dict) -> Sample:
+        return cls(**{k: d[k] for k in SAMPLE_SCHEMA if k != "latency_us"}, latency_us=Latency(**d["latency_us"]),
+                   client_cpu_s=d.get("client_cpu_s"), wall_s=d.get("wall_s"))
+
+    def to_json(self) -> dict:
+        d = {k: getattr(self, k) for k in SAMPLE_SCHEMA}
+        d["latency_us"] = self.latency_us.to_json()
+        d["errors"] = dict(self.errors)
+        if self.client_cpu_s is not None:
+            d.update(client_cpu_s=self.client_cpu_s, wall_s=self.wall_s)
+        note = mode(self.mode).latency_note
+        if note:
+            d["latency_note"] = note
+        return d
+
+
+@dataclass
+class Verdicts:
+    """The conformance runner's counts for one entry."""
+
+    passed: int
+    alt: int
+    failed: int
+
+    def to_json(self) -> dict:
+        return {"pass": self.passed, "alt": self.alt, "fail": self.failed}
+
+
+@dataclass
+class EntryRecord:
+    """What the run knows of one entry: identity, availability and the per-entry figures."""
+
+    name: str
+    language: str
+    kind: str
+    available: bool
+    reason: str | None = None  # why unavailable
+    description: str | None = None
+    version: str | None = None
+    artifact_bytes: int | None = None
+    startup_ms: list[float] = field(default_factory=list)
+    verify: Verdicts | None = None  # None: not verified
+
+    @property
+    def is_floor(self) -> bool:
+        return self.kind == "floor"
+
+    def drop(self, reason: str) -> None:
+        """Marks the entry unusable for the rest of the run."""
+        self.available, self.reason = False, reason
+
+    @classmethod
+    def load(cls, d: dict) -> EntryRecord:
+        v = d["verify"]
+        return cls(name=d["name"], language=d["language"], kind=d["kind"], available=d["available"],
+                   reason=d["reason"], description=d.get("description"), version=d["version"],
+                   artifact_bytes=d["artifact_bytes"], startup_ms=list(d["startup_ms"]),
+                   verify=None if v is None else Verdicts(v["pass"], v["alt"], v["fail"]))
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "language": self.language, "kind": self.kind,
+                "description": self.description, "available": self.available, "reason": self.reason,
+                "version": self.version, "artifact_bytes": self.artifact_bytes,
+                "startup_ms": list(self.startup_ms), "verify": self.verify and self.verify.to_json()}
+
+
+@dataclass
+class Machine:
+    cpu_model: str
+    cores: int
+    kernel: str
+    os: str
+    memory_bytes: int
+    tools: dict[str, str]  # tool -> the version line it printed
+
+    @classmethod
+    def load(cls, d: dict) -> Machine:
+        return cls(**{k: d[k] for k in RUN_SCHEMA["machine"]})
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in RUN_SCHEMA["machine"]}
+
+
+@dataclass
+class Config:
+    """How the run was measured. cpu_quota and cap_problem were added to schema 1 later;
+    a run without them was never capped."""
+
+    server_cpus: str = "0"
+    client_cpus: str = "1"
+    duration_s: int = 10  # per measured repetition (wrk takes whole seconds)
+    warmup_s: int = 2  # an unmeasured wrk run in the same mode just before; 0: none
+    repetitions: int = 3
+    modes: tuple[str, ...] = DEFAULT_MODES
+    connections: int = 50
+    reference: str = "nginx-lua"
+    quick: bool = False
+    cpu_quota: float | None = 0.5  # of one core, for the capped modes; None: not capped
+    cap_problem: str | None = None  # why the capped modes could not run (they are left out)
+    startup_runs: int = 3  # starts timed per entry; the median is the figure (not saved)
+
+    def seconds_per_sample(self) -> float:
+        return self.duration_s + self.warmup_s + 0.5  # + start, checks, stop
+
+    @classmethod
+    def load(cls, d: dict) -> Config:
+        return cls(**{k: d[k] for k in RUN_SCHEMA["config"] if k != "modes"}, modes=tuple(d["modes"]),
+                   cpu_quota=d.get("cpu_quota"), cap_problem=d.get("cap_problem"))
+
+    def to_json(self) -> dict:
+        d = {k: getattr(self, k) for k in RUN_SCHEMA["config"]}
+        d["modes"] = list(self.modes)
+        d.update(cpu_quota=self.cpu_quota, cap_problem=self.cap_problem)
+        return d
+
+
+@dataclass
+class Failure:
+    """A sample that could not be measured."""
+
+    entry: str
+    mode: str
+    rep: int
+    error: str
+
+    def to_json(self) -> dict:
+        return {"entry": self.entry, "mode": self.mode, "rep": self.rep, "error": self.error}
+
+
+@dataclass
+class Run:
+    run_id: str
+    started: str  # ISO 8601 UTC, e.g. 2026-11-22T00:15:00Z
+    finished: str
+    machine: Machine
+    config: Config
+    entries: list[EntryRecord]
+    samples: list[Sample]
+    failures: list[Failure] = field(default_factory=list)
+
+    def entry(self, name: str) -> EntryRecord | None:
+        return next((e for e in self.entries if e.name == name), None)
+
+    @property
+    def modes(self) -> list[Mode]:
+        return [mode(name) for name in self.config.modes]
+
+    @property
+    def floor(self) -> EntryRecord | None:
+        """The floor entry of this run, when one was measured."""
+        return next((e for e in self.entries if e.is_floor and e.available), None)
+
+    @classmethod
+    def load(cls, doc: dict) -> Run:
+        """A run from its run.json object; raises SchemaError."""
+        validate(doc)
+        return cls(run_id=doc["run_id"], started=doc["started"], finished=doc["finished"],
+                   machine=Machine.load(doc["machine"]), config=Config.load(doc["config"]),
+                   entries=[EntryRecord.load(e) for e in doc["entries"]],
+                   samples=[Sample.load(s) for s in doc["samples"]],
+                   failures=[Failure(**f) for f in doc.get("failures", [])])
+
+    def to_json(self) -> dict:
+        return validate({
+            "schema": SCHEMA_VERSION, "run_id": self.run_id, "started": self.started, "finished": self.finished,
+            "machine": self.machine.to_json(), "config": self.config.to_json(),
+            "entries": [e.to_json() for e in self.entries], "samples": [s.to_json() for s in self.samples],
+            "failures": [f.to_json() for f in self.failures],
+        })
+
+    @classmethod
+    def read(cls, path: Path) -> Run:
+        """A run.json, a run directory or results/latest; raises SchemaError, OSError, ValueError."""
+        return cls.load(results.read_json(path / "run.json" if path.is_dir() else path))
+
+    def write(self, run_dir: Path) -> Path:
+        """Validates and writes run_dir/run.json atomically; returns its path."""
+        return results.write_json(run_dir / "run.json", self.to_json())

@@ -1,0 +1,31 @@
+"""report.md and report.html from one Run: view.py builds what every output shows (groups,
+ranked rows per mode, warnings); one module per output renders it (console.py, markdown.py,
+svg.py for the charts, html.py). format.py holds the rules every output writes figures by.
+
+The report is derived from the raw samples and never replaces them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model import Run
+from . import html, markdown
+from .view import View, build
+
+__all__ = ["View", "build", "write_reports"]
+
+
+def write_reports(view: View, out_dir: Path) -> tuple[Path, Path]:
+    """Writes out_dir/report.md and out_dir/report.html; returns their paths in that order."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md_path, html_path = out_dir / "report.md", out_dir / "report.html"
+    md_path.write_text(markdown.render(view), encoding="utf-8")
+    html_path.write_text(html.render(view), encoding="utf-8")
+    return md_path, html_path
+
+
+def write_run_reports(run: Run, out_dir: Path, reference: str | None = None) -> tuple[View, Path, Path]:
+    """The view of run and its two reports written to out_dir."""
+    view = build(run, reference)
+    return (view, *write_reports(view, out_dir))

@@ -1,0 +1,27 @@
+"""The ranked tables printed at the end of `arena bench` and `arena report` (rich), with the
+cells of the report (format.py): the same row reads the same on the console."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from . import format as fmt
+from .view import ModeView, View
+
+# The report's columns the console shows (by heading, before the reference is filled in).
+SHOWN = ("#", "entry", "kind", "requests/s median (min–max)", "vs {reference}", "of floor", "requests per CPU-s",
+         "CPU µs/req median (min–max)", "client-bound reps", "rank rests on")
+
+
+def ranked(view: View, mv: ModeView) -> Table:
+    t = Table(title=f"{mv.mode.name}: {mv.mode.words} (median of repetitions, min–max)")
+    keep = [i for i, (heading, _, _) in enumerate(fmt.COLUMNS) if heading in SHOWN]
+    headings = fmt.headings(view.reference)
+    for i in keep:
+        t.add_column(headings[i], justify="right" if fmt.COLUMNS[i][1] else "left")
+    for row in mv.rows:
+        cells = fmt.row_cells(row)
+        if row.reason is not None:  # the reason goes where the figures would be
+            cells = cells[:4] + [""] * (len(cells) - 5) + [cells[4]]
+        t.add_row(*(cells[i] for i in keep))
+    return t

@@ -1,0 +1,66 @@
+"""report.html: the view as one self-contained page (inline CSS and SVG, no script, no
+network), every string from the run escaped."""
+
+from __future__ import annotations
+
+import html
+
+from . import svg
+from .tables import Table, conformance_table, entries_table, footprint_table, machine_lines, method_lines, mode_table, title
+from .view import View
+
+CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1d1f;background:#fff;
+ max-width:1180px;margin:2em auto;padding:0 1.2em}
+h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:14px}
+th,td{border-bottom:1px solid #e3e3e3;padding:.3em .65em;text-align:left;vertical-align:top}
+th{background:#f4f5f7;font-weight:600;font-size:13px}th.num{text-align:right}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.name{white-space:nowrap}td.wrap{white-space:normal;min-width:9em}.scroll{overflow-x:auto}
+tr.muted td{color:#888;font-style:italic}
+.warnings{background:#fff6dc;border-left:4px solid #d9a400;padding:.4em 1em .4em 2em}
+.note{color:#8a5a00}
+svg.chart{display:block;max-width:100%;height:auto;margin:1em 0;font-size:12px}
+svg .heading{font-weight:600;font-size:13px}svg .label{font-size:12px}svg .tick{fill:#555;font-size:11px}
+svg .grid{stroke:#e6e6e6}svg .whisker{stroke:#222;stroke-width:1.2;fill:none}
+svg .value{fill:#333;font-size:11px}svg .missing{fill:#888;font-style:italic}
+"""
+
+
+def table(t: Table) -> str:
+    def cell(tag: str, i: int, text: str) -> str:
+        cls = (' class="num wrap"' if i in t.wrap else ' class="num"' if i in t.numeric
+               else ' class="name"' if t.headers[i] == "entry" else "")
+        return f"<{tag}{cls}>{html.escape(text)}</{tag}>"
+
+    head = "".join(cell("th", i, h) for i, h in enumerate(t.headers))
+    muted = ' class="muted"'
+    body = "".join(f"<tr{muted if n in t.muted else ''}>"
+                   + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>"
+                   for n, row in enumerate(t.rows))
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def render(view: View) -> str:
+    e = html.escape
+    parts = [f"<h1>{e(title(view))}</h1>", "<h2>Machine</h2><ul>"]
+    parts += [f"<li>{e(line)}</li>" for line in machine_lines(view)] + ["</ul>", "<h2>Method</h2>"]
+    parts += ["<p>" + "<br>".join(e(line) for line in method_lines(view)) + "</p>", "<h2>Warnings</h2>"]
+    parts.append('<ul class="warnings">' + "".join(f"<li>{e(w)}</li>" for w in view.warnings) + "</ul>"
+                 if view.warnings else "<p>None.</p>")
+    for mv in view.modes:
+        parts.append(f"<h2>Requests per second: {e(mv.mode.name)} ({e(mv.mode.words)})</h2>")
+        if mv.reference_problem:
+            parts.append(f'<p class="note">Note: {e(mv.reference_problem)}.</p>')
+        parts += [table(mode_table(view, mv)), svg.rps_chart(mv)]
+        if mv.mode.timed:
+            parts.append(svg.latency_chart(mv))
+    parts += ["<h2>CPU cost</h2>", svg.efficiency_chart(view), svg.cpu_chart(view)]
+    parts += ["<h2>Footprint</h2>", table(footprint_table(view)), svg.rss_chart(view)]
+    parts += ["<h2>Conformance</h2>", table(conformance_table(view))]
+    parts += ["<h2>Entries</h2>", table(entries_table(view))]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+            f"<title>{e(title(view))}</title><style>{CSS}</style></head><body>\n"
+            + "\n".join(parts) + "\n</body></html>\n")

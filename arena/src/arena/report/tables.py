@@ -1,0 +1,117 @@
+"""The report's tables as plain text cells; markdown.py and html.py escape them for their format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..stats import summarize
+from . import format as fmt
+from .view import ModeView, View, startup
+
+
+@dataclass
+class Table:
+    """Cells as plain, unescaped text; each renderer escapes for its own format."""
+
+    headers: list[str]
+    rows: list[list[str]]
+    numeric: set[int] = field(default_factory=set)  # right-aligned column indices
+    wrap: set[int] = field(default_factory=set)  # numeric columns whose text may wrap in HTML
+    muted: set[int] = field(default_factory=set)  # row indices shown greyed (no figures)
+
+
+def mode_table(view: View, mv: ModeView) -> Table:
+    """The ranked table of one mode."""
+    table = Table(fmt.headings(view.reference), [], numeric={i for i, c in enumerate(fmt.COLUMNS) if c[1]}, wrap={5})
+    for row in mv.rows:
+        if row.reason is not None:
+            table.muted.add(len(table.rows))
+        table.rows.append(fmt.row_cells(row))
+    return table
+
+
+def footprint_table(view: View) -> Table:
+    """Size on disk, startup and memory per entry; memory over all samples of all modes."""
+    table = Table(["entry", "artifact size", "startup ms median (min–max)",
+                   "peak RSS median (min–max)", "PSS median (min–max)"], [], numeric={1, 2, 3, 4})
+    for entry in view.run.entries:
+        mine = view.series_of(entry.name)
+        cells = [fmt.text(entry.name), fmt.size(entry.artifact_bytes), fmt.spread(startup(entry), fmt.ms)]
+        for metric in ("peak_rss_bytes", "pss_bytes"):
+            values = [v for series in mine for v in series[metric]]
+            cells.append(fmt.spread(summarize(values) if values else None, fmt.size))
+        if not entry.available:
+            table.muted.add(len(table.rows))
+            cells[1] = "unavailable: " + fmt.text(entry.reason)
+        table.rows.append(cells)
+    return table
+
+
+def conformance_table(view: View) -> Table:
+    """The verifier's pass / alt / fail counts per entry."""
+    table = Table(["entry", "pass", "alt", "fail"], [], numeric={1, 2, 3})
+    for entry in view.run.entries:
+        v = entry.verify
+        if v is None:
+            table.muted.add(len(table.rows))
+            why = "not a conforming server" if entry.is_floor else "not verified"
+            table.rows.append([fmt.text(entry.name), why, "", ""])
+        else:
+            table.rows.append([fmt.text(entry.name), str(v.passed), str(v.alt), str(v.failed)])
+    return table
+
+
+def entries_table(view: View) -> Table:
+    table = Table(["entry", "language", "kind", "version", "description", "status"], [])
+    for entry in view.run.entries:
+        if not entry.available:
+            table.muted.add(len(table.rows))
+        table.rows.append([fmt.text(v) for v in (entry.name, entry.language, entry.kind, entry.version,
+                                                 entry.description)]
+                          + ["measured" if entry.available else "unavailable: " + fmt.text(entry.reason)])
+    return table
+
+
+def _tool_version(name: str, version: str) -> str:
+    """"wrk 4.1.0" from ("wrk", "4.1.0"), and "go version go1.26" as it is, not doubled."""
+    return version if version.lower().startswith(name.lower()) else f"{name} {version}"
+
+
+def title(view: View) -> str:
+    return f"renard arena: run {fmt.text(view.run.run_id)}, {fmt.date(view.run.started)}"
+
+
+def machine_lines(view: View) -> list[str]:
+    m = view.run.machine
+    tools = ", ".join(_tool_version(k, str(v)) for k, v in m.tools.items()) or "not recorded"
+    memory = fmt.size(m.memory_bytes) if m.memory_bytes else "memory not recorded"
+    return [f"CPU: {fmt.text(m.cpu_model)}, {m.cores} cores, {memory}",
+            f"System: {fmt.text(m.os)}, kernel {fmt.text(m.kernel)}",
+            f"Tools: {fmt.text(tools)}"]
+
+
+def method_lines(view: View) -> list[str]:
+    c = view.run.config
+    lines = [
+        f"Each server is pinned to CPU {fmt.text(c.server_cpus)} and the load generator (wrk, "
+        f"{c.connections} connections) to CPU {fmt.text(c.client_cpus)}.",
+        f"{c.repetitions} repetitions of {c.duration_s:g} s after a {c.warmup_s:g} s warm-up, per entry "
+        "and mode, with entries interleaved (A B C A B C …).",
+        "Figures are the median with the min–max of the repetitions; CPU µs/req is the server's "
+        "utime + stime divided by the requests it answered; requests per CPU-s (efficiency) is "
+        "1,000,000 ÷ CPU µs/req, valid even when wrk is the bottleneck.",
+        f"Ratios compare requests/s to {view.reference}: the ratio of medians with the range of the extreme "
+        "pairings, \"not significant\" when the two ranges overlap.",
+    ]
+    if c.cpu_quota is not None:
+        lines.append(f"Capped modes run the server in a cgroup limited to {c.cpu_quota:.0%} of its core, so that "
+                     "wrk has more CPU than the server; an entry whose CPU per request rises by more than "
+                     "15% under the cap is ranked by its dedicated-core efficiency × the quota instead "
+                     "(\"the cap distorts this entry\"). Each row says which figure its rank rests on.")
+    if view.run.floor:
+        lines.append(f"The floor ({view.run.floor.name}) {fmt.text(FLOOR)}; \"of floor\" is each entry's "
+                     "requests/s as a share of the floor's in the same mode.")
+    return lines
+
+
+FLOOR = "answers every request with one pre-rendered 302 without parsing it: it is not a conforming server"

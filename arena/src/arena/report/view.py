@@ -1,0 +1,228 @@
+"""The view of a run that every output renders: groups, ranked rows per mode, warnings.
+
+Built once from a Run (already validated: every sample names a listed entry and a
+configured mode). Every figure is the median with the min–max of the repetitions; a
+comparison is a ratio of medians with the range of the extreme pairings, "not
+significant" when the two samples' ranges overlap.
+
+What a rank rests on (issue 8, "rank servers, not wrk"):
+- a dedicated-core mode: requests/s; a client-bound row says so (it measured wrk);
+- a capped mode: the capped requests/s, unless the cap distorts the entry (its CPU per
+  request rises by more than CAP_DISTORTION over its dedicated-core figure): then its
+  dedicated-core efficiency times the quota, the rate it would reach with that much CPU;
+- a run where no cgroup could be made: efficiency (requests per server CPU-second), in
+  every mode.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import CAP_DISTORTION, EntryRecord, Mode, Run
+from ..stats import Ratio, Series, Summary, group_samples, ratio, summarize
+
+FLOOR_WORDS = ("answers every request with one pre-rendered 302 without parsing it: not a conforming server, "
+               "the limit of this design on this machine")
+
+
+@dataclass
+class Row:
+    """One entry in one mode. reason is None when the row has figures."""
+
+    entry: EntryRecord
+    series: Series | None
+    reason: str | None = None  # why there are no figures
+    rank: int | None = None  # None: no figures, or the floor (not ranked)
+    ratio: Ratio | None = None  # requests/s to the reference's; None: no usable reference
+    is_reference: bool = False
+    of_floor: float | None = None  # requests/s median ÷ the floor's, same mode
+    basis: str = ""  # what the rank rests on, in words
+    rank_value: float | None = None  # the figure ranked by (requests/s or requests per CPU-second)
+    cap_cost: float | None = None  # capped CPU per request ÷ dedicated-core CPU per request
+
+    def summary(self, metric: str) -> Summary | None:
+        return self.series.summary(metric) if self.series else None
+
+    def median(self, metric: str) -> float | None:
+        s = self.summary(metric)
+        return s.median if s else None
+
+    @property
+    def distorted(self) -> bool:
+        return self.cap_cost is not None and self.cap_cost > CAP_DISTORTION
+
+    @property
+    def client_bound(self) -> int:
+        return self.series.client_bound if self.series else 0
+
+    @property
+    def samples(self) -> int:
+        return len(self.series.samples) if self.series else 0
+
+
+@dataclass
+class ModeView:
+    mode: Mode
+    rows: list[Row]  # ranked rows, then the floor, then rows without figures
+    reference_problem: str | None  # why no ratios are shown in this mode
+
+
+@dataclass
+class View:
+    run: Run
+    reference: str
+    groups: dict[tuple[str, str], Series]
+    modes: list[ModeView] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def series_of(self, entry: str) -> list[Series]:
+        """Every series of one entry, in the run's mode order."""
+        return [s for m in self.run.config.modes if (s := self.groups.get((entry, m)))]
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def fmt_ratio(r: Ratio) -> str:
+    return f"{r.median_ratio:.2f}× ({r.lo:.2f}–{r.hi:.2f})"
+
+
+def reference_problem(run: Run, groups: dict, mode: str, reference: str) -> str | None:
+    """Plain words saying why ratios to `reference` cannot be shown in `mode`; None if they can."""
+    entry = run.entry(reference)
+    if entry is None:
+        return f"the reference {reference} is absent from this run: no ratios are shown"
+    if not entry.available:
+        return f"the reference {reference} is unavailable ({entry.reason}): no ratios are shown"
+    series = groups.get((reference, mode))
+    if series is None:
+        return f"the reference {reference} has no samples in mode {mode}: no ratios are shown for it"
+    if min(series["rps"]) <= 0:
+        return (f"the reference {reference} answered 0 requests/s in a repetition of mode {mode}: "
+                "no ratios are shown for it")
+    return None
+
+
+def _rank_basis(row: Row, view: View, mode: Mode) -> None:
+    """Sets row.rank_value and row.basis (see the module's docstring)."""
+    config = view.run.config
+    bound = f", client-bound in {row.client_bound} of {row.samples} (wrk's limit)" if row.client_bound else ""
+    efficiency = row.median("efficiency")
+    if config.cap_problem is not None:
+        row.rank_value, row.basis = efficiency, "efficiency (no CPU cap here)"
+        return
+    if not mode.capped:
+        row.rank_value, row.basis = row.median("rps"), "requests/s" + bound
+        return
+    dedicated = view.groups.get((row.entry.name, mode.dedicated))
+    capped_cpu = row.median("cpu_us_per_req")
+    if dedicated is None or dedicated.summary("cpu_us_per_req") is None or capped_cpu is None:
+        row.rank_value, row.basis = row.median("rps"), "capped requests/s (no dedicated-core figure to compare)" + bound
+        return
+    row.cap_cost = capped_cpu / dedicated.summary("cpu_us_per_req").median
+    if row.distorted:
+        row.rank_value = config.cpu_quota * dedicated.summary("efficiency").median
+        row.basis = (f"efficiency × {config.cpu_quota:g} core: the cap distorts this entry "
+                     f"(CPU per request {row.cap_cost:.2f}× its dedicated-core figure)")
+    else:
+        row.rank_value, row.basis = row.median("rps"), "capped requests/s" + bound
+
+
+def mode_view(view: View, mode: Mode) -> ModeView:
+    run, reference = view.run, view.reference
+    problem = reference_problem(run, view.groups, mode.name, reference)
+    ref_series = None if problem else view.groups[(reference, mode.name)]
+    floor = run.floor
+    floor_series = view.groups.get((floor.name, mode.name)) if floor else None
+    rows = []
+    for entry in run.entries:
+        series = view.groups.get((entry.name, mode.name))
+        row = Row(entry, series)
+        if not entry.available:
+            row.reason = "unavailable: " + (entry.reason or "no reason given")
+        elif series is None:
+            row.reason = "no samples in this mode"
+        else:
+            if ref_series is not None:
+                row.ratio = ratio(series["rps"], ref_series["rps"])
+                row.is_reference = series is ref_series
+            if floor_series is not None and min(floor_series["rps"]) > 0:
+                row.of_floor = row.median("rps") / floor_series.summary("rps").median
+            _rank_basis(row, view, mode)
+            if entry.is_floor:
+                row.basis = "the floor: not ranked, not a conforming server"
+        rows.append(row)
+    ranked = sorted((r for r in rows if r.reason is None and not r.entry.is_floor and r.rank_value is not None),
+                    key=lambda r: (-r.rank_value, r.entry.name))
+    for rank, row in enumerate(ranked, start=1):
+        row.rank = rank
+    rest = [r for r in rows if r not in ranked]
+    return ModeView(mode, ranked + sorted(rest, key=lambda r: r.reason is not None), problem)
+
+
+def _series_warnings(view: View, mv: ModeView, row: Row) -> list[str]:
+    series, reference = row.series, view.reference
+    name, mode, reps = row.entry.name, mv.mode.name, row.samples
+    out = []
+    if row.client_bound:
+        out.append(f"the load generator was the bottleneck for {name} in mode {mode} "
+                   f"({row.client_bound} of {reps} repetitions): these figures measure wrk, not the server; "
+                   "its efficiency (requests per CPU-second) and the capped modes measure the server")
+    if series.error_total:
+        kinds = ", ".join(f"{k} {n}" for k, n in series.errors.items() if n)
+        out.append(f"{name} in mode {mode} had {plural(series.error_total, 'socket error')} "
+                   f"({kinds}) over {plural(reps, 'repetition')}")
+    if series.non_3xx:
+        out.append(f"{name} in mode {mode} gave {plural(series.non_3xx, 'answer')} that "
+                   f"{'was' if series.non_3xx == 1 else 'were'} not 3xx over {plural(reps, 'repetition')}")
+    for metric, count in series.missing.items():
+        explained = (not mv.mode.timed and metric.startswith("latency_")) or metric == "efficiency"
+        if count and not explained:
+            out.append(f"{name} in mode {mode}: {metric} is missing from {count} of {reps} samples")
+    if row.distorted:
+        out.append(f"the cap distorts {name} in mode {mode}: {row.cap_cost:.2f}× its dedicated-core CPU per "
+                   "request; ranked by its efficiency instead of its capped requests/s")
+    if row.ratio is not None and not row.is_reference and not row.ratio.significant:
+        ref = view.groups[(reference, mode)]
+        why = ("the min–max ranges overlap" if len(series["rps"]) >= 2 and len(ref["rps"]) >= 2
+               else "fewer than 2 repetitions")
+        out.append(f"{name} vs {reference} in mode {mode}: {fmt_ratio(row.ratio)} is not significant ({why})")
+    return out
+
+
+def _warnings(view: View) -> list[str]:
+    """Everything a reader must know before trusting the figures, in plain words."""
+    run = view.run
+    out = []
+    if run.config.quick:
+        out.append("this was a quick run: durations and repetitions are too short to compare entries")
+    if run.config.cap_problem:
+        out.append(f"no CPU cap could be made here ({run.config.cap_problem}): the capped modes were left out "
+                   "and every ranking rests on efficiency (requests per server CPU-second)")
+    if run.floor:
+        out.append(f"{run.floor.name} is the floor: it {FLOOR_WORDS}")
+    out += list(dict.fromkeys(mv.reference_problem for mv in view.modes if mv.reference_problem))
+    for mv in view.modes:
+        if mv.mode.latency_note and any(r.series for r in mv.rows):
+            out.append(f"mode {mv.mode.name}: {mv.mode.latency_note}")
+    for mv in view.modes:
+        for row in mv.rows:
+            if row.series is not None:
+                out += _series_warnings(view, mv, row)
+    for entry in run.entries:
+        if entry.verify and entry.verify.failed:
+            out.append(f"{entry.name} failed {plural(entry.verify.failed, 'conformance case')}")
+    return out
+
+
+def build(run: Run, reference: str | None = None) -> View:
+    """The view of run, with ratios to `reference` (default: the run's own)."""
+    view = View(run, reference or run.config.reference, group_samples(run.samples))
+    view.modes = [mode_view(view, m) for m in run.modes]
+    view.warnings = _warnings(view)
+    return view
+
+
+def startup(entry: EntryRecord) -> Summary | None:
+    return summarize(entry.startup_ms) if entry.startup_ms else None
