@@ -121,5 +121,7 @@ int main(int argc, char **argv)
         pthread_join(threads[t], &result);
         failed |= result != NULL;
     }
+    free(threads);
+    free(listeners);
     return failed;
 }
