@@ -1,0 +1,53 @@
+// What every adapter does before it listens and around it (SPEC §1, §7.6): read the
+// command line, print the usage, the version or the one-line error, and build the
+// per-process state; the adapters only bind, accept and move octets.
+
+import { parseCommandLine, USAGE, VERSION } from "./config.js";
+import { Hub, SWEEP_INTERVAL } from "./connection.js";
+import { Responses } from "./response.js";
+
+/**
+ * The configuration to serve with, or exit: 0 after --help or --version, 2 after a bad
+ * command line (one line on stderr, SPEC §1).
+ * @param {{args: string[], env: (name: string) => string | undefined, cpus: number,
+ *   stdout: (text: string) => void, stderr: (text: string) => void, exit: (status: number) => never}} host
+ * @returns {import("./config.js").Config}
+ */
+export function configure(host) {
+  let command;
+  try {
+    command = parseCommandLine(host.args, host.env, host.cpus);
+  } catch (line) {
+    if (typeof line !== "string") throw line;
+    host.stderr(`${line}\n`);
+    return host.exit(2);
+  }
+  if ("help" in command) {
+    host.stdout(USAGE);
+    return host.exit(0);
+  }
+  if ("version" in command) {
+    host.stdout(`renard ${VERSION}\n`);
+    return host.exit(0);
+  }
+  return command.serve;
+}
+
+/** `listening on http://HOST:PORT` (IPv6 in brackets), the first line on stderr. */
+export function listeningLine(host, port) {
+  return `listening on http://${host.includes(":") ? `[${host}]` : host}:${port}\n`;
+}
+
+/** The per-process state, with its deadline sweep running (unref'd where the runtime can). */
+export function startHub(config) {
+  const hub = new Hub(config, new Responses(config.location, config.count), () => performance.now());
+  const timer = setInterval(() => hub.sweep(), SWEEP_INTERVAL);
+  // @ts-ignore: Node and Bun timers have unref; Deno's is a number.
+  timer.unref?.();
+  return { hub, stopSweep: () => clearInterval(timer) };
+}
+
+/** Connections per worker process: the cap split so that the sum stays at the cap. */
+export function capPerWorker(maxConnections, workers, index) {
+  return Math.floor(maxConnections / workers) + (index < maxConnections % workers ? 1 : 0);
+}

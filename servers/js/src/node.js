@@ -1,0 +1,102 @@
+// renard on Node: node:net sockets, the shared parser over Buffers (node:http imposes its
+// own answers to malformed input and its own header fields: see README). One process, or
+// with --threads N > 1, node:cluster with N workers sharing the listening socket
+// (SCHED_NONE: the kernel hands out the connections; Node 20 has no reusePort).
+
+import cluster from "node:cluster";
+import net from "node:net";
+import os from "node:os";
+import { capPerWorker, configure, listeningLine, startHub } from "./cli.js";
+
+const config = configure({
+  args: process.argv.slice(2),
+  env: (name) => process.env[name],
+  cpus: os.availableParallelism(),
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  exit: (status) => process.exit(status),
+});
+const workers = Math.min(config.threads, config.maxConnections);
+
+if (workers > 1 && cluster.isPrimary) superviseWorkers();
+else serve(cluster.isWorker ? Number(process.env.RENARD_WORKER_INDEX) : 0);
+
+/** One event loop: accept, serve, drain on SIGTERM/SIGINT (SPEC §7.6). */
+function serve(index) {
+  const cap = capPerWorker(config.maxConnections, workers, index);
+  const { hub, stopSweep } = startHub({ ...config, maxConnections: cap });
+  const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+    const connection = hub.accept(transportOf(socket));
+    if (connection === null) {
+      socket.destroy();
+      return;
+    }
+    socket.on("data", (chunk) => connection.onData(chunk));
+    socket.on("end", () => connection.onEnd());
+    socket.on("drain", () => connection.onDrain());
+    socket.on("error", () => {});
+    socket.on("close", () => connection.onClose());
+  });
+  const { host, port } = config.listen;
+  server.on("error", (error) => {
+    const line = `renard: --listen: cannot bind ${host.includes(":") ? `[${host}]` : host}:${port}: ${error.message}\n`;
+    if (cluster.isWorker) process.send?.({ bindError: line });
+    else process.stderr.write(line, () => process.exit(1));
+  });
+  server.listen({ host, port, backlog: 1024, exclusive: false }, () => {
+    const address = /** @type {net.AddressInfo} */ (server.address());
+    if (cluster.isWorker) process.send?.({ listening: listeningLine(address.address, address.port) });
+    else process.stderr.write(listeningLine(address.address, address.port));
+  });
+  const shutdown = () => {
+    server.close();
+    hub.drain(() => {
+      stopSweep();
+      process.exit(0);
+    });
+  };
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}
+
+/** The Transport of a node:net socket (see connection.js). */
+function transportOf(socket) {
+  return {
+    send: (ascii) => socket.write(ascii, "latin1"),
+    pending: () => socket.writableLength,
+    endWrite: () => socket.end(),
+    close: () => socket.end(() => socket.destroy()),
+    destroy: () => socket.destroy(),
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
+  };
+}
+
+/** The primary of --threads N: start the workers, print their first line, pass a
+ * signal on to every worker and exit 0 once they all have. */
+function superviseWorkers() {
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
+  let announced = false;
+  let stopping = false;
+  for (let index = 0; index < workers; index++) {
+    const worker = cluster.fork({ RENARD_WORKER_INDEX: String(index) });
+    worker.on("message", (message) => {
+      if (message.listening && !announced) {
+        announced = true;
+        process.stderr.write(message.listening);
+      } else if (message.bindError && !stopping) {
+        stopping = true;
+        for (const w of Object.values(cluster.workers ?? {})) w?.process.kill("SIGKILL");
+        process.stderr.write(message.bindError, () => process.exit(1));
+      }
+    });
+  }
+  cluster.on("exit", () => {
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(stopping ? 1 : 0);
+  });
+  const shutdown = (signal) => {
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
