@@ -18,10 +18,21 @@ from .conformance import (
     replay,
 )
 
-SUITE = "renard_conformance.suite"          # the suite's package, for `pytest --pyargs`
+SUITE = "renard_conformance.suite"  # the suite's package, for `pytest --pyargs`
 PLUGIN = "renard_conformance.pytest_plugin"  # its pytest plugin, for `pytest -p`
 # The flags a suite run gives the server: short timeouts keep the slow cases short.
 SUITE_FLAGS = ["--listen", "127.0.0.1:0", "--header-timeout", "2", "--idle-timeout", "3"]
 
-__all__ = ["DEFAULT_COUNT", "DEFAULT_LOCATION", "Outcome", "Target", "check_all", "check_redirect",
-           "load_cases", "replay", "SUITE", "PLUGIN", "SUITE_FLAGS"]
+__all__ = [
+    "DEFAULT_COUNT",
+    "DEFAULT_LOCATION",
+    "Outcome",
+    "Target",
+    "check_all",
+    "check_redirect",
+    "load_cases",
+    "replay",
+    "SUITE",
+    "PLUGIN",
+    "SUITE_FLAGS",
+]

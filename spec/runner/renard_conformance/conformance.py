@@ -23,33 +23,35 @@ from .vectors import HOST_FIELD, Case, compile_send, load_cases, timeout_of
 DEFAULT_COUNT = 21
 DEFAULT_LOCATION = "https://avatar.example.org/Renard-{n}.png"
 PROBE = b"GET /healthz HTTP/1.1\r\nHost: renard.test\r\n\r\n"
-RESPONSE_WAIT_S = 3.0      # default wait for the expected responses after the last send
-CLOSE_WAIT_S = 2.5         # wait for EOF when a close is expected (SPEC §7.4 lingers <= 2 s)
-SEND_TIMEOUT_S = 10.0      # a server that stops reading for this long fails the case
-DEADLINE_SLACK_S = 1.5     # a timeout may fire this much late (timer granularity, load)
-FAST_WORKERS = 4           # fast cases replayed concurrently by check_all
+RESPONSE_WAIT_S = 3.0  # default wait for the expected responses after the last send
+CLOSE_WAIT_S = 2.5  # wait for EOF when a close is expected (SPEC §7.4 lingers <= 2 s)
+SEND_TIMEOUT_S = 10.0  # a server that stops reading for this long fails the case
+DEADLINE_SLACK_S = 1.5  # a timeout may fire this much late (timer granularity, load)
+FAST_WORKERS = 4  # fast cases replayed concurrently by check_all
 
 
 @dataclass
 class Target:
     """A running server and the configuration it was started with."""
+
     host: str
     port: int
     count: int = DEFAULT_COUNT
     location: str = DEFAULT_LOCATION
-    header_timeout: float = 10.0   # seconds; the server's --header-timeout
-    idle_timeout: float = 60.0     # seconds; the server's --idle-timeout
+    header_timeout: float = 10.0  # seconds; the server's --header-timeout
+    idle_timeout: float = 60.0  # seconds; the server's --idle-timeout
 
 
 @dataclass
 class Outcome:
-    name: str          # the case's name, e.g. "get-root-redirects"
-    verdict: str       # "pass" | "alt" (an answer the case allows for peers) | "fail"
-    detail: str        # what was expected and what came back; "" on pass
+    name: str  # the case's name, e.g. "get-root-redirects"
+    verdict: str  # "pass" | "alt" (an answer the case allows for peers) | "fail"
+    detail: str  # what was expected and what came back; "" on pass
 
 
 # ---------------------------------------------------------------------------------------
 # Replaying: a transcript of what the server did
+
 
 def _wait_seconds(case: Case, target: Target) -> float:
     if case.wait is None:
@@ -59,8 +61,9 @@ def _wait_seconds(case: Case, target: Target) -> float:
     return case.wait / 1000.0
 
 
-def _read_responses(conn: wire.Connection, transcript: Transcript, heads: list[bool],
-                    offset: int, wanted: int, deadline: float) -> int:
+def _read_responses(
+    conn: wire.Connection, transcript: Transcript, heads: list[bool], offset: int, wanted: int, deadline: float
+) -> int:
     """Parses responses from conn.received[offset:] until `wanted` finals, EOF or the deadline.
     Returns the new offset."""
     while len(transcript.responses) < wanted and not transcript.error:
@@ -97,7 +100,7 @@ def _run(case: Case, target: Target) -> Transcript:
             if isinstance(step, bytes):
                 if not conn.send(step, time.monotonic() + SEND_TIMEOUT_S):
                     break
-            elif step < 0:   # the client does not read meanwhile (what arrives stays queued)
+            elif step < 0:  # the client does not read meanwhile (what arrives stays queued)
                 time.sleep(-step)
             else:
                 end = time.monotonic() + step
@@ -120,8 +123,9 @@ def _run(case: Case, target: Target) -> Transcript:
     return transcript
 
 
-def _settle_state(case: Case, conn: wire.Connection, transcript: Transcript,
-                  heads: list[bool], offset: int, deadline: float) -> None:
+def _settle_state(
+    case: Case, conn: wire.Connection, transcript: Transcript, heads: list[bool], offset: int, deadline: float
+) -> None:
     """After the expected responses: did the server close, keep the connection, or say more?"""
     then = case.expect["then"]
     if then == "close" or (then == "any" and conn.closed):
@@ -134,8 +138,9 @@ def _settle_state(case: Case, conn: wire.Connection, transcript: Transcript,
     if then == "any":
         return
     conn.pump(0.05)
-    offset = _read_responses(conn, transcript, heads, offset, len(transcript.responses) + 100,
-                             time.monotonic())   # extra responses already here
+    offset = _read_responses(
+        conn, transcript, heads, offset, len(transcript.responses) + 100, time.monotonic()
+    )  # extra responses already here
     if conn.closed or transcript.error:
         transcript.state = "closed" if conn.closed else "unknown"
         return
@@ -143,34 +148,38 @@ def _settle_state(case: Case, conn: wire.Connection, transcript: Transcript,
     conn.send(PROBE, time.monotonic() + SEND_TIMEOUT_S)
     _read_responses(conn, transcript, heads, offset, before + 1, time.monotonic() + RESPONSE_WAIT_S)
     if len(transcript.responses) > before:
-        probe = transcript.responses.pop()   # any answer proves the connection was open
+        probe = transcript.responses.pop()  # any answer proves the connection was open
         transcript.state = "open"
         if probe.status != 200:
             transcript.state_detail = f"the probe GET /healthz was answered {probe.status}"
     else:
         transcript.state = "closed" if conn.closed else "unknown"
-        transcript.state_detail = ("closed instead of answering the probe GET /healthz"
-                                   if conn.closed else "the probe GET /healthz got no answer")
+        transcript.state_detail = (
+            "closed instead of answering the probe GET /healthz"
+            if conn.closed
+            else "the probe GET /healthz got no answer"
+        )
 
 
 def _read_extra(conn, transcript: Transcript, heads: list[bool], offset: int) -> None:
     if offset < len(conn.received):
-        _read_responses(conn, transcript, heads, offset, len(transcript.responses) + 100,
-                        time.monotonic())
+        _read_responses(conn, transcript, heads, offset, len(transcript.responses) + 100, time.monotonic())
         if transcript.error:
             transcript.error = f"octets after the expected responses: {transcript.error}"
 
 
 def _timing_problem(case: Case, transcript: Transcript, target: Target) -> str:
-    """"" if the answer came when the case's timing rule says it must."""
+    """ "" if the answer came when the case's timing rule says it must."""
     if case.timing == "header-deadline":
         done = transcript.eof_at or transcript.answered_at
         if done is None:
             return "nothing happened before the wait ended"
         elapsed = done - transcript.connected_at
         if elapsed > target.header_timeout + DEADLINE_SLACK_S:
-            return (f"answered {elapsed:.1f} s after connect; the header deadline is "
-                    f"{target.header_timeout:g} s and is not extended by more octets")
+            return (
+                f"answered {elapsed:.1f} s after connect; the header deadline is "
+                f"{target.header_timeout:g} s and is not extended by more octets"
+            )
         if elapsed < 0.5 * target.header_timeout:
             return f"closed {elapsed:.1f} s after connect, before the header deadline"
     if case.timing == "idle":
@@ -224,6 +233,7 @@ def replay(case: Case, target: Target) -> Outcome:
 # ---------------------------------------------------------------------------------------
 # Statistical checks
 
+
 class CheckError(Exception):
     """A statistical check could not collect its answers; the message says why."""
 
@@ -242,13 +252,20 @@ def _fetch(target: Target, request: bytes, count: int, conn: wire.Connection | N
         transcript = Transcript()
         if not conn.send(request * count, time.monotonic() + SEND_TIMEOUT_S):
             raise CheckError(conn.send_failed)
-        _read_responses(conn, transcript, [request.startswith(b"HEAD")] * count, 0, count,
-                        time.monotonic() + RESPONSE_WAIT_S + count / 2000)
-        cut_short = (len(transcript.responses) < count and transcript.responses
-                     and _announces_close(transcript.responses[-1]))
+        _read_responses(
+            conn,
+            transcript,
+            [request.startswith(b"HEAD")] * count,
+            0,
+            count,
+            time.monotonic() + RESPONSE_WAIT_S + count / 2000,
+        )
+        cut_short = (
+            len(transcript.responses) < count and transcript.responses and _announces_close(transcript.responses[-1])
+        )
         if transcript.error or (len(transcript.responses) != count and not cut_short):
             raise CheckError(transcript.error or f"got {len(transcript.responses)} of {count} responses")
-        del conn.received[:sum(len(r.raw) for r in transcript.responses + transcript.interim)]
+        del conn.received[: sum(len(r.raw) for r in transcript.responses + transcript.interim)]
         return transcript.responses
     finally:
         if own:
@@ -314,7 +331,7 @@ def _uniform_outcome(ks: list[int], target: Target) -> Outcome:
     for k in ks:
         observed[(k - 1) * bins // target.count] += 1
     widths = [0] * bins
-    for b in range(bins):   # how many k fall in bin b: k-1 in [ceil(b*N/B), ceil((b+1)*N/B))
+    for b in range(bins):  # how many k fall in bin b: k-1 in [ceil(b*N/B), ceil((b+1)*N/B))
         widths[b] = -(-(b + 1) * target.count // bins) - -(-b * target.count // bins)
     expected = [len(ks) * w / target.count for w in widths]
     statistic, degrees, p = stats.chi_square(observed, expected)
@@ -337,7 +354,7 @@ def _date_outcome(target: Target) -> Outcome:
     request = f"HEAD / HTTP/1.1\r\n{HOST_FIELD}\r\n".encode()
     try:
         first = _fetch(target, request, 1)[0].values("date")
-        time.sleep(1.0 - (time.time() % 1.0) + 1.1)   # past the next second boundary, and more
+        time.sleep(1.0 - (time.time() % 1.0) + 1.1)  # past the next second boundary, and more
         second = _fetch(target, request, 1)[0].values("date")
     except (OSError, CheckError) as error:
         return Outcome(name, "fail", str(error))
@@ -357,8 +374,7 @@ def _seed_stable_outcome(target: Target) -> Outcome:
     seen = []
     try:
         for _ in range(3):
-            seen += [r.values("location")[0] if r.values("location") else None
-                     for r in _fetch(target, request, 3)]
+            seen += [r.values("location")[0] if r.values("location") else None for r in _fetch(target, request, 3)]
     except (OSError, CheckError) as error:
         return Outcome(name, "fail", str(error))
     if any(value != want for value in seen):
@@ -366,8 +382,12 @@ def _seed_stable_outcome(target: Target) -> Outcome:
     return Outcome(name, "pass", "")
 
 
-STATISTICAL_CHECK_NAMES = ["uniform-k", "every-k-reachable", "date-changes-every-second",
-                           "seeded-stable-across-connections"]
+STATISTICAL_CHECK_NAMES = [
+    "uniform-k",
+    "every-k-reachable",
+    "date-changes-every-second",
+    "seeded-stable-across-connections",
+]
 
 
 def statistical_checks(target: Target, quick: bool = False) -> list[Outcome]:
@@ -377,13 +397,11 @@ def statistical_checks(target: Target, quick: bool = False) -> list[Outcome]:
         ks = draw_unseeded(target, total)
         sampled = [_uniform_outcome(ks, target), _reachable_outcome(ks, target)]
     except (OSError, CheckError) as error:
-        sampled = [Outcome(name, "fail", f"drawing {total} answers: {error}")
-                   for name in STATISTICAL_CHECK_NAMES[:2]]
+        sampled = [Outcome(name, "fail", f"drawing {total} answers: {error}") for name in STATISTICAL_CHECK_NAMES[:2]]
     return sampled + [_date_outcome(target), _seed_stable_outcome(target)]
 
 
-def check_all(target: Target, quick: bool = False, skip_slow: bool = False,
-              only: str | None = None) -> list[Outcome]:
+def check_all(target: Target, quick: bool = False, skip_slow: bool = False, only: str | None = None) -> list[Outcome]:
     """Every vector, then the statistical checks. Each case has its own connection: fast cases
     run FAST_WORKERS at a time, slow ones (or none, with skip_slow) all at once beside them."""
     cases = [case for case in load_cases() if not (skip_slow and case.slow)]
@@ -393,29 +411,28 @@ def check_all(target: Target, quick: bool = False, skip_slow: bool = False,
     slow_threads = []
     for case in cases:
         if case.slow:
-            thread = threading.Thread(target=lambda c=case: results.__setitem__(c.name, replay(c, target)),
-                                      daemon=True)
+            thread = threading.Thread(target=lambda c=case: results.__setitem__(c.name, replay(c, target)), daemon=True)
             thread.start()
             slow_threads.append(thread)
     fast = [case for case in cases if not case.slow]
     with ThreadPoolExecutor(max_workers=FAST_WORKERS) as pool:
-        for case, outcome in zip(fast, pool.map(lambda c: replay(c, target), fast)):
+        for case, outcome in zip(fast, pool.map(lambda c: replay(c, target), fast), strict=True):
             results[case.name] = outcome
     for thread in slow_threads:
         thread.join()
     outcomes = [results[case.name] for case in cases]
     if only is None or any(re.search(only, name) for name in STATISTICAL_CHECK_NAMES):
-        outcomes += [o for o in statistical_checks(target, quick)
-                     if only is None or re.search(only, o.name)]
+        outcomes += [o for o in statistical_checks(target, quick) if only is None or re.search(only, o.name)]
     return outcomes
 
 
 # ---------------------------------------------------------------------------------------
 # Command line
 
+
 class _OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):
-        message = re.sub(r"^argument (\S+): \1: ", r"\1: ", message)   # name the flag once
+        message = re.sub(r"^argument (\S+): \1: ", r"\1: ", message)  # name the flag once
         sys.stderr.write(f"conformance: {message}\n")
         sys.exit(2)
 
@@ -429,6 +446,7 @@ def _positive_seconds(flag: str):
         if not 0 < value <= 86400:
             raise argparse.ArgumentTypeError(f"{flag}: must be seconds, > 0 and <= 86400 (got {text!r})")
         return value
+
     return parse
 
 
@@ -473,8 +491,11 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = check_all(target, quick=args.quick, skip_slow=args.skip_slow, only=args.only)
     tally = {verdict: sum(o.verdict == verdict for o in outcomes) for verdict in ("pass", "alt", "fail")}
     if args.json:
-        print(json.dumps({"schema": 1, "target": asdict(target),
-                          "outcomes": [asdict(o) for o in outcomes], **tally}, indent=1))
+        print(
+            json.dumps(
+                {"schema": 1, "target": asdict(target), "outcomes": [asdict(o) for o in outcomes], **tally}, indent=1
+            )
+        )
     else:
         for outcome in outcomes:
             if outcome.verdict == "pass":

@@ -13,30 +13,39 @@ from dataclasses import dataclass, field
 
 from . import reference, wire
 
-DATE_TOLERANCE_S = 10.0    # Date may differ from this machine's clock by this much
-REASONS = {200: "OK", 302: "Found", 400: "Bad Request", 404: "Not Found",
-           405: "Method Not Allowed", 408: "Request Timeout", 414: "URI Too Long",
-           431: "Request Header Fields Too Large", 501: "Not Implemented",
-           505: "HTTP Version Not Supported"}
-FIELDS_BEFORE_DATE = {302: ["Location", "Cache-Control"],
-                      200: ["Content-Type", "Cache-Control"],
-                      405: ["Allow"]}
-IMF_FIXDATE = re.compile(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d "
-                         r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
-                         r"\d\d:\d\d:\d\d GMT")
+DATE_TOLERANCE_S = 10.0  # Date may differ from this machine's clock by this much
+REASONS = {
+    200: "OK",
+    302: "Found",
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    408: "Request Timeout",
+    414: "URI Too Long",
+    431: "Request Header Fields Too Large",
+    501: "Not Implemented",
+    505: "HTTP Version Not Supported",
+}
+FIELDS_BEFORE_DATE = {302: ["Location", "Cache-Control"], 200: ["Content-Type", "Cache-Control"], 405: ["Allow"]}
+IMF_FIXDATE = re.compile(
+    r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d "
+    r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
+    r"\d\d:\d\d:\d\d GMT"
+)
 
 
 @dataclass
 class Transcript:
     """What a server did on one connection; times are time.monotonic() seconds."""
-    responses: list = field(default_factory=list)     # final responses, in order
-    interim: list = field(default_factory=list)       # 1xx responses
-    error: str = ""                                    # why the octets are not responses
-    state: str = "unknown"                             # "closed" | "open" | "unknown"
+
+    responses: list = field(default_factory=list)  # final responses, in order
+    interim: list = field(default_factory=list)  # 1xx responses
+    error: str = ""  # why the octets are not responses
+    state: str = "unknown"  # "closed" | "open" | "unknown"
     state_detail: str = ""
     connected_at: float = 0.0
     sent_at: float = 0.0
-    answered_at: float | None = None                  # when the last response completed
+    answered_at: float | None = None  # when the last response completed
     eof_at: float | None = None
     received: bytes = b""
     send_failed: str = ""
@@ -70,8 +79,7 @@ def _value_matches(want, value: str | None, target) -> bool:
         return want is None and value is None
     if isinstance(want, dict):
         seed = reference.find_seed(want["seed_of_query"])
-        return value == reference.render_location(target.location,
-                                                   reference.pick(seed, target.count))
+        return value == reference.render_location(target.location, reference.pick(seed, target.count))
     if want.startswith("re:"):
         return re.fullmatch(want[3:], value) is not None
     if want == "{location}":
@@ -102,9 +110,11 @@ def _check_response(index: int, want: dict, got: wire.Response, target):
     label = f"response {index + 1}"
     statuses = want["status"] if isinstance(want["status"], list) else [want["status"]]
     if got.status not in statuses:
-        return "fail", [f"{label}: expected status {statuses[0]}"
-                        + (f" (or {statuses[1:]})" if len(statuses) > 1 else "")
-                        + f", got {got.status} {got.reason}"]
+        return "fail", [
+            f"{label}: expected status {statuses[0]}"
+            + (f" (or {statuses[1:]})" if len(statuses) > 1 else "")
+            + f", got {got.status} {got.reason}"
+        ]
     if got.status != statuses[0]:
         verdict = "alt"
         notes.append(f"{label}: status {got.status} (spec: {statuses[0]})")
@@ -117,8 +127,10 @@ def _check_response(index: int, want: dict, got: wire.Response, target):
         value = values[0] if values else None
         matched = next((i for i, w in enumerate(wants) if _value_matches(w, value, target)), None)
         if matched is None:
-            return "fail", [f"{label}: {name}: expected {_describe(wants[0], target)}, "
-                            f"got {'absent' if value is None else repr(value)}"]
+            return "fail", [
+                f"{label}: {name}: expected {_describe(wants[0], target)}, "
+                f"got {'absent' if value is None else repr(value)}"
+            ]
         if matched > 0:
             verdict = "alt"
             notes.append(f"{label}: {name} {value!r} (spec: {_describe(wants[0], target)})")
@@ -179,13 +191,16 @@ def match(expectation: dict, transcript: Transcript, target) -> tuple[str, str]:
     got = transcript.responses
     if len(got) != len(wanted):
         shown = [f"{r.status}" for r in got[:20]] + (["..."] if len(got) > 20 else [])
-        expected = [str(w["status"] if not isinstance(w["status"], list) else w["status"][0])
-                    for w in wanted[:20]] + (["..."] if len(wanted) > 20 else [])
+        expected = [str(w["status"] if not isinstance(w["status"], list) else w["status"][0]) for w in wanted[:20]] + (
+            ["..."] if len(wanted) > 20 else []
+        )
         extra = f" ({transcript.send_failed})" if transcript.send_failed else ""
-        return "fail", (f"expected {len(wanted)} response(s) [{' '.join(expected)}], got "
-                        f"{len(got)} [{' '.join(shown)}]{extra}; connection {transcript.state}")
+        return "fail", (
+            f"expected {len(wanted)} response(s) [{' '.join(expected)}], got "
+            f"{len(got)} [{' '.join(shown)}]{extra}; connection {transcript.state}"
+        )
     verdict, notes = "pass", []
-    for index, (want, response) in enumerate(zip(wanted, got)):
+    for index, (want, response) in enumerate(zip(wanted, got, strict=True)):
         one, why = _check_response(index, want, response, target)
         if one == "fail":
             return "fail", "; ".join(why)
@@ -193,13 +208,14 @@ def match(expectation: dict, transcript: Transcript, target) -> tuple[str, str]:
         notes += why
     if transcript.interim:
         verdict = _worse(verdict, "alt")
-        notes.append(f"sent {len(transcript.interim)} interim response(s) "
-                     f"({transcript.interim[0].status})")
+        notes.append(f"sent {len(transcript.interim)} interim response(s) ({transcript.interim[0].status})")
     then = expectation["then"]
     wanted_state = {"close": "closed", "open": "open", "any": None}[then]
     if wanted_state and transcript.state != "unknown" and transcript.state != wanted_state:
-        reason = {"close": "expected the server to close the connection, it stayed open",
-                  "open": "expected the connection to stay open, the server closed it"}[then]
+        reason = {
+            "close": "expected the server to close the connection, it stayed open",
+            "open": "expected the connection to stay open, the server closed it",
+        }[then]
         detail = f"{reason} ({transcript.state_detail})" if transcript.state_detail else reason
         return "fail", "; ".join(notes + [detail])
     if then == "open" and transcript.state == "unknown":

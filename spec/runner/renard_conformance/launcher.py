@@ -27,9 +27,9 @@ import time
 from pathlib import Path
 
 LISTENING_RE = re.compile(r"listening on http://(\[[0-9A-Fa-f:.]+\]|[0-9.]+):(\d+)")
-STOP_GRACE_S = 5.0       # SIGTERM, then SIGKILL after this many seconds
-READY_TIMEOUT_S = 10.0   # default bound on a start
-CLK_TCK = os.sysconf("SC_CLK_TCK")   # ticks per second of /proc/PID/stat times
+STOP_GRACE_S = 5.0  # SIGTERM, then SIGKILL after this many seconds
+READY_TIMEOUT_S = 10.0  # default bound on a start
+CLK_TCK = os.sysconf("SC_CLK_TCK")  # ticks per second of /proc/PID/stat times
 
 
 class StartError(Exception):
@@ -43,7 +43,7 @@ def flag_value(argv: list[str], flag: str) -> str | None:
         if word == flag and index + 1 < len(argv):
             value = argv[index + 1]
         elif word.startswith(flag + "="):
-            value = word[len(flag) + 1:]
+            value = word[len(flag) + 1 :]
     return value
 
 
@@ -73,20 +73,31 @@ def free_port(host: str = "127.0.0.1") -> int:
 class ServerProcess:
     """A server started from argv. After wait_ready(), `host` and `port` are where it listens."""
 
-    def __init__(self, argv: list[str], *, cwd: str | Path | None = None, env: dict | None = None,
-                 ready: str = "listening", host: str = "127.0.0.1", port: int = 0,
-                 inherit_stdout: bool = False, echo=None, tail_lines: int = 200, name: str | None = None):
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        cwd: str | Path | None = None,
+        env: dict | None = None,
+        ready: str = "listening",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        inherit_stdout: bool = False,
+        echo=None,
+        tail_lines: int = 200,
+        name: str | None = None,
+    ):
         if ready not in ("listening", "port"):
             raise ValueError(f"ready must be 'listening' or 'port' (got {ready!r})")
         self.argv, self.cwd, self.env, self.ready = list(argv), cwd, env, ready
-        self.name = name or argv[0]   # for messages
+        self.name = name or argv[0]  # for messages
         self.host, self.port = host, port
         self.inherit_stdout, self.echo = inherit_stdout, echo
         self.process: subprocess.Popen | None = None
-        self.started_at = 0.0                   # time.perf_counter() just before exec
+        self.started_at = 0.0  # time.perf_counter() just before exec
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
-        self.ready_line: str | None = None      # the `listening on` line, once seen
-        self.ready_line_number = 0              # its 1-based position on stderr (SPEC §1: 1)
+        self.ready_line: str | None = None  # the `listening on` line, once seen
+        self.ready_line_number = 0  # its 1-based position on stderr (SPEC §1: 1)
         self._ready_event = threading.Event()
 
     # --- lifecycle ---------------------------------------------------------------------
@@ -99,13 +110,17 @@ class ServerProcess:
         self.started_at = time.perf_counter()
         try:
             self.process = subprocess.Popen(
-                self.argv, cwd=self.cwd, env=self.env, stdin=subprocess.DEVNULL,
+                self.argv,
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
                 stdout=None if self.inherit_stdout else subprocess.DEVNULL,
-                stderr=subprocess.PIPE, start_new_session=True)
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as error:
             raise StartError(f"{self.name}: cannot exec {self.argv[0]}: {error}") from None
-        threading.Thread(target=self._read_stderr, args=(self.process, self._ready_event),
-                         daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(self.process, self._ready_event), daemon=True).start()
         return self
 
     def _read_stderr(self, process: subprocess.Popen, ready: threading.Event) -> None:
@@ -120,16 +135,18 @@ class ServerProcess:
                     ready.set()
             if self.echo:
                 self.echo(line)
-        ready.set()   # EOF: whoever waits sees the exit
+        ready.set()  # EOF: whoever waits sees the exit
 
     def wait_ready(self, timeout_s: float = READY_TIMEOUT_S) -> ServerProcess:
         """Returns once the server accepts connections; otherwise stops it and raises StartError."""
         if self.ready == "listening":
             self._ready_event.wait(timeout_s)
             if self.ready_line is None:
-                self._fail("exited before printing `listening on http://HOST:PORT`"
-                           if self.process.poll() is not None else
-                           f"printed no `listening on http://HOST:PORT` line within {timeout_s:g} s")
+                self._fail(
+                    "exited before printing `listening on http://HOST:PORT`"
+                    if self.process.poll() is not None
+                    else f"printed no `listening on http://HOST:PORT` line within {timeout_s:g} s"
+                )
             return self
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -184,7 +201,7 @@ class ServerProcess:
                 _signal_group(self.process.pid, signal.SIGKILL)
                 self.process.kill()
                 self.process.wait(STOP_GRACE_S)
-        _signal_group(self.process.pid, signal.SIGKILL)   # stragglers left in the group
+        _signal_group(self.process.pid, signal.SIGKILL)  # stragglers left in the group
         return status
 
     # --- measuring (Linux /proc, summed over the tree) -----------------------------------
@@ -219,8 +236,7 @@ class ServerProcess:
         """The descriptor count once `readings` readings interval_s apart agree (or at the end)."""
         deadline = time.monotonic() + timeout_s
         seen = [self.fd_count()]
-        while time.monotonic() < deadline and not (len(seen) >= readings
-                                                   and len(set(seen[-readings:])) == 1):
+        while time.monotonic() < deadline and not (len(seen) >= readings and len(set(seen[-readings:])) == 1):
             time.sleep(interval_s)
             seen.append(self.fd_count())
         return seen[-1]
@@ -272,7 +288,7 @@ def proc_cpu_ticks(pid: int) -> int:
             stat = f.read()
     except OSError:
         return 0
-    fields = stat[stat.rindex(")") + 2:].split()   # fields[0] is field 3 (state)
+    fields = stat[stat.rindex(")") + 2 :].split()  # fields[0] is field 3 (state)
     utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
     return utime + stime + cutime + cstime
 

@@ -21,32 +21,52 @@ from . import conformance
 from .launcher import ServerProcess, StartError, flag_value
 
 STARTUP_TIMEOUT_S = 10.0
-NO_SERVER = ("no server to test: pass --renard-cmd \"PATH --listen 127.0.0.1:0 ...\" or "
-             "--renard-addr HOST:PORT (or set RENARD_CMD / RENARD_ADDR)")
+NO_SERVER = (
+    'no server to test: pass --renard-cmd "PATH --listen 127.0.0.1:0 ..." or '
+    "--renard-addr HOST:PORT (or set RENARD_CMD / RENARD_ADDR)"
+)
 REPORT_SCHEMA = 1
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("renard")
-    group.addoption("--renard-cmd", default=os.environ.get("RENARD_CMD") or None,
-                    help="command that starts the server (its --listen should use port 0)")
-    group.addoption("--renard-cwd", default=None,
-                    help="working directory for --renard-cmd (default: the current one)")
-    group.addoption("--renard-addr", default=os.environ.get("RENARD_ADDR") or None,
-                    help="HOST:PORT of a running server (with its --count/--location defaults, "
-                         "or pass --renard-count/--renard-location/--renard-*-timeout)")
+    group.addoption(
+        "--renard-cmd",
+        default=os.environ.get("RENARD_CMD") or None,
+        help="command that starts the server (its --listen should use port 0)",
+    )
+    group.addoption("--renard-cwd", default=None, help="working directory for --renard-cmd (default: the current one)")
+    group.addoption(
+        "--renard-addr",
+        default=os.environ.get("RENARD_ADDR") or None,
+        help="HOST:PORT of a running server (with its --count/--location defaults, "
+        "or pass --renard-count/--renard-location/--renard-*-timeout)",
+    )
     group.addoption("--renard-count", type=int, default=None)
     group.addoption("--renard-location", default=None)
     group.addoption("--renard-header-timeout", type=float, default=None)
     group.addoption("--renard-idle-timeout", type=float, default=None)
-    group.addoption("--renard-allow-alt", action="store_true",
-                    help="accept 'alt' verdicts (answers allowed for peers) as passes")
-    group.addoption("--renard-soak-seconds", type=float, default=30.0,
-                    help="length of the wrk soak of the robustness suite [30; make soak: 600]")
-    group.addoption("--renard-attack-seconds", type=float, default=10.0,
-                    help="length of the slowloris attack at the connection cap [10; make soak: 20]")
-    group.addoption("--renard-report", default=None, metavar="FILE",
-                    help="write every test's outcome, grouped by scenario, to FILE as JSON")
+    group.addoption(
+        "--renard-allow-alt", action="store_true", help="accept 'alt' verdicts (answers allowed for peers) as passes"
+    )
+    group.addoption(
+        "--renard-soak-seconds",
+        type=float,
+        default=30.0,
+        help="length of the wrk soak of the robustness suite [30; make soak: 600]",
+    )
+    group.addoption(
+        "--renard-attack-seconds",
+        type=float,
+        default=10.0,
+        help="length of the slowloris attack at the connection cap [10; make soak: 20]",
+    )
+    group.addoption(
+        "--renard-report",
+        default=None,
+        metavar="FILE",
+        help="write every test's outcome, grouped by scenario, to FILE as JSON",
+    )
 
 
 def pytest_configure(config):
@@ -54,8 +74,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "server: needs a running renard")
     config.addinivalue_line("markers", "scenario(name): the row of the entry x scenario table")
     if config.getoption("--renard-report"):
-        config.pluginmanager.register(ScenarioReport(config.getoption("--renard-report")),
-                                      "renard-scenario-report")
+        config.pluginmanager.register(ScenarioReport(config.getoption("--renard-report")), "renard-scenario-report")
 
 
 def command_argv(config) -> list[str] | None:
@@ -76,18 +95,22 @@ def start_ready(server: ServerProcess) -> ServerProcess:
         raise RuntimeError(f"--renard-cmd: {error}") from None
     if server.ready_line_number != 1:
         server.stop()
-        raise RuntimeError(f"{server.argv[0]}: `listening on` is line {server.ready_line_number} of "
-                           f"stderr, not the first (SPEC §1):\n{server.output_tail()}")
+        raise RuntimeError(
+            f"{server.argv[0]}: `listening on` is line {server.ready_line_number} of "
+            f"stderr, not the first (SPEC §1):\n{server.output_tail()}"
+        )
     return server
 
 
 def target_of(server: ServerProcess) -> conformance.Target:
     """The Target a started server listens on, with the configuration its argv gives."""
     target = conformance.Target(host=server.host, port=server.port)
-    for flag, attribute, parse in (("--count", "count", int),
-                                   ("--location", "location", str),
-                                   ("--header-timeout", "header_timeout", float),
-                                   ("--idle-timeout", "idle_timeout", float)):
+    for flag, attribute, parse in (
+        ("--count", "count", int),
+        ("--location", "location", str),
+        ("--header-timeout", "header_timeout", float),
+        ("--idle-timeout", "idle_timeout", float),
+    ):
         value = flag_value(server.argv, flag)
         if value is not None:
             setattr(target, attribute, parse(value))
@@ -137,11 +160,13 @@ def target(request, renard_server) -> conformance.Target:
     host, port = conformance._address(address)
     config = request.config
     return conformance.Target(
-        host, port,
+        host,
+        port,
         count=config.getoption("--renard-count") or conformance.DEFAULT_COUNT,
         location=config.getoption("--renard-location") or conformance.DEFAULT_LOCATION,
         header_timeout=config.getoption("--renard-header-timeout") or 10.0,
-        idle_timeout=config.getoption("--renard-idle-timeout") or 60.0)
+        idle_timeout=config.getoption("--renard-idle-timeout") or 60.0,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -149,8 +174,10 @@ def base_argv(request) -> list[str]:
     """The words of --renard-cmd, for tests that start their own servers; skips without it."""
     argv = command_argv(request.config)
     if not argv:
-        pytest.skip("these checks start their own servers: pass --renard-cmd "
-                    "\"PATH --listen 127.0.0.1:0 ...\" (or set RENARD_CMD)")
+        pytest.skip(
+            "these checks start their own servers: pass --renard-cmd "
+            '"PATH --listen 127.0.0.1:0 ..." (or set RENARD_CMD)'
+        )
     if not os.path.isdir("/proc/self/fd"):
         pytest.skip("these checks read /proc (Linux only)")
     return argv
@@ -162,6 +189,7 @@ def allow_alt(request) -> bool:
 
 
 # --- the entry x scenario table ----------------------------------------------------------
+
 
 class ScenarioReport:
     """Collects each test's outcome under its scenario; writes FILE at the end of the session."""
@@ -183,27 +211,35 @@ class ScenarioReport:
             return
         previous = self.tests.get(report.nodeid)
         if previous and previous["outcome"] == "failed":
-            return   # a teardown error does not hide the call's failure (and vice versa)
+            return  # a teardown error does not hide the call's failure (and vice versa)
         detail = ""
         if outcome == "failed":
             detail = str(report.longrepr)[-2000:]
         elif outcome == "skipped" and isinstance(report.longrepr, tuple):
             detail = str(report.longrepr[2])
         self.tests[report.nodeid] = {
-            "scenario": self.scenario_of.get(report.nodeid, "other"), "outcome": outcome,
-            "seconds": round(report.duration, 3), "detail": detail}
+            "scenario": self.scenario_of.get(report.nodeid, "other"),
+            "outcome": outcome,
+            "seconds": round(report.duration, 3),
+            "detail": detail,
+        }
 
     def pytest_sessionfinish(self, session, exitstatus):
         scenarios: dict[str, dict] = {}
         for nodeid, test in self.tests.items():
-            row = scenarios.setdefault(test["scenario"], {"passed": 0, "failed": 0, "skipped": 0,
-                                                          "seconds": 0.0, "failures": []})
+            row = scenarios.setdefault(
+                test["scenario"], {"passed": 0, "failed": 0, "skipped": 0, "seconds": 0.0, "failures": []}
+            )
             row[test["outcome"]] += 1
             row["seconds"] = round(row["seconds"] + test["seconds"], 3)
             if test["outcome"] == "failed":
                 row["failures"].append({"test": nodeid, "detail": test["detail"]})
-        document = {"schema": REPORT_SCHEMA, "started": self.started,
-                    "seconds": round(time.time() - self.started, 3), "exit_status": int(exitstatus),
-                    "scenarios": scenarios}
+        document = {
+            "schema": REPORT_SCHEMA,
+            "started": self.started,
+            "seconds": round(time.time() - self.started, 3),
+            "exit_status": int(exitstatus),
+            "scenarios": scenarios,
+        }
         with open(self.path, "w", encoding="utf-8") as f:
             json.dump(document, f, indent=1)

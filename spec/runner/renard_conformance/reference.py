@@ -23,9 +23,8 @@ def decode_form_component(text: bytes) -> bytes:
         if octet == 0x2B:  # '+'
             out.append(0x20)
             i += 1
-        elif (octet == 0x25 and i + 2 < len(text)
-              and text[i + 1] in HEX_DIGITS and text[i + 2] in HEX_DIGITS):
-            out.append(int(text[i + 1:i + 3], 16))
+        elif octet == 0x25 and i + 2 < len(text) and text[i + 1] in HEX_DIGITS and text[i + 2] in HEX_DIGITS:
+            out.append(int(text[i + 1 : i + 3], 16))
             i += 3
         else:
             out.append(octet)

@@ -59,6 +59,6 @@ def chi_square_p_value(statistic: float, degrees_of_freedom: int) -> float:
 
 def chi_square(observed: list[int], expected: list[float]) -> tuple[float, int, float]:
     """(statistic, degrees of freedom, p-value) of observed counts against expected counts."""
-    statistic = sum((o - e) ** 2 / e for o, e in zip(observed, expected))
+    statistic = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True))
     degrees = len(observed) - 1
     return statistic, degrees, chi_square_p_value(statistic, degrees)

@@ -11,28 +11,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-VECTORS_DIR = Path(__file__).resolve().parents[2] / "vectors"   # spec/vectors, beside spec/runner
+VECTORS_DIR = Path(__file__).resolve().parents[2] / "vectors"  # spec/vectors, beside spec/runner
 HOST_FIELD = "Host: renard.test\r\n"
-CASE_KEYS = {"name", "rule", "send", "responses", "then", "alternatives", "slow", "wait",
-             "timing", "requires", "note"}
+CASE_KEYS = {"name", "rule", "send", "responses", "then", "alternatives", "slow", "wait", "timing", "requires", "note"}
 RESPONSE_KEYS = {"status", "headers", "absent", "body", "head", "times"}
 THEN_VALUES = {"close", "open", "any"}
-_ANY_TIMEOUTS = SimpleNamespace(header_timeout=10.0, idle_timeout=60.0)   # for validation only
+_ANY_TIMEOUTS = SimpleNamespace(header_timeout=10.0, idle_timeout=60.0)  # for validation only
 
 
 @dataclass
 class Case:
     """One HTTP vector (format: spec/vectors/README.md)."""
+
     name: str
     group: str
     rule: str
-    send: list                      # segments: str | {"hex"} | {"repeat","times"} | pauses
-    expect: dict                    # {"responses": [...], "then": ...}: the spec's answer
-    alternatives: list = field(default_factory=list)   # answers allowed for peers
-    slow: bool = False              # waits for a server timeout
-    wait: object = None             # how long to wait for the answer (None: 3 s)
-    timing: str | None = None       # "header-deadline" | "idle": when the answer must come
-    requires: dict = field(default_factory=dict)       # target configuration the case needs
+    send: list  # segments: str | {"hex"} | {"repeat","times"} | pauses
+    expect: dict  # {"responses": [...], "then": ...}: the spec's answer
+    alternatives: list = field(default_factory=list)  # answers allowed for peers
+    slow: bool = False  # waits for a server timeout
+    wait: object = None  # how long to wait for the answer (None: 3 s)
+    timing: str | None = None  # "header-deadline" | "idle": when the answer must come
+    requires: dict = field(default_factory=dict)  # target configuration the case needs
 
 
 class VectorError(ValueError):
@@ -41,8 +41,10 @@ class VectorError(ValueError):
 
 def validate_case(raw: dict, where: str) -> None:
     """Raises VectorError unless `raw` is a well-formed case (spec/vectors/README.md)."""
+
     def fail(reason: str):
         raise VectorError(f"{where}: {reason}")
+
     if not isinstance(raw, dict):
         fail("a case must be an object")
     unknown = set(raw) - CASE_KEYS
@@ -64,7 +66,8 @@ def validate_case(raw: dict, where: str) -> None:
     if raw.get("timing") not in (None, "header-deadline", "idle"):
         fail(f"timing {raw.get('timing')!r} is not header-deadline or idle")
     if raw.get("wait") not in (None, "header-timeout", "idle-timeout") and not isinstance(
-            raw.get("wait"), (int, float)):
+        raw.get("wait"), (int, float)
+    ):
         fail("wait must be milliseconds, header-timeout or idle-timeout")
 
 
@@ -93,15 +96,23 @@ def load_cases(vectors_dir: Path | None = None) -> list[Case]:
     for path in sorted((vectors_dir / "http").glob("*.json")):
         document = json.loads(path.read_text(encoding="utf-8"))
         if document.get("schema") != 1 or not isinstance(document.get("cases"), list):
-            raise VectorError(f"{path}: expected {{\"schema\": 1, \"cases\": [...]}}")
+            raise VectorError(f'{path}: expected {{"schema": 1, "cases": [...]}}')
         for index, raw in enumerate(document["cases"]):
             validate_case(raw, f"{path.name} case {index} ({raw.get('name', '?')})")
-            cases.append(Case(
-                name=raw["name"], group=path.stem, rule=raw["rule"], send=raw["send"],
-                expect={"responses": raw["responses"], "then": raw["then"]},
-                alternatives=raw.get("alternatives", []), slow=raw.get("slow", False),
-                wait=raw.get("wait"), timing=raw.get("timing"),
-                requires=raw.get("requires", {})))
+            cases.append(
+                Case(
+                    name=raw["name"],
+                    group=path.stem,
+                    rule=raw["rule"],
+                    send=raw["send"],
+                    expect={"responses": raw["responses"], "then": raw["then"]},
+                    alternatives=raw.get("alternatives", []),
+                    slow=raw.get("slow", False),
+                    wait=raw.get("wait"),
+                    timing=raw.get("timing"),
+                    requires=raw.get("requires", {}),
+                )
+            )
     seeds_path = vectors_dir / "seeds.json"
     if seeds_path.exists():
         cases += seed_cases(json.loads(seeds_path.read_text(encoding="utf-8")))
@@ -120,14 +131,20 @@ def seed_cases(document: dict) -> list[Case]:
             continue
         seen.add(vector["query"])
         seeded = vector["seed_hex"] is not None
-        headers = ({"location": {"seed_of_query": vector["query"]},
-                    "cache-control": "public, max-age=86400"} if seeded else
-                   {"location": "{location}", "cache-control": "no-store"})
-        cases.append(Case(
-            name=f"seed-{vector['name']}", group="seeds", rule="SPEC §3, §3.1",
-            send=[f"GET /?{vector['query']} HTTP/1.1\r\n{HOST_FIELD}\r\n"],
-            expect={"responses": [{"status": 302, "headers": headers, "body": ""}],
-                    "then": "open"}))
+        headers = (
+            {"location": {"seed_of_query": vector["query"]}, "cache-control": "public, max-age=86400"}
+            if seeded
+            else {"location": "{location}", "cache-control": "no-store"}
+        )
+        cases.append(
+            Case(
+                name=f"seed-{vector['name']}",
+                group="seeds",
+                rule="SPEC §3, §3.1",
+                send=[f"GET /?{vector['query']} HTTP/1.1\r\n{HOST_FIELD}\r\n"],
+                expect={"responses": [{"status": 302, "headers": headers, "body": ""}], "then": "open"},
+            )
+        )
     return cases
 
 
@@ -152,7 +169,7 @@ def _segment_bytes_or_pause(segment, target, where: str = "send"):
     if "repeat" in segment:
         return segment["repeat"].encode("latin-1") * int(segment["times"])
     if "pause_ms" in segment:
-        if segment.get("read", True) is False:   # a pause without reading: a negative float
+        if segment.get("read", True) is False:  # a pause without reading: a negative float
             return -segment["pause_ms"] / 1000.0
         return segment["pause_ms"] / 1000.0
     if "pause" in segment:

@@ -17,7 +17,9 @@ NEED_MORE = None
 MAX_HEAD_OCTETS = 65536  # a response head longer than this is malformed
 
 STATUS_LINE = re.compile(rb"HTTP/(\d)\.(\d) (\d{3}) ([\t \x21-\x7e\x80-\xff]*)")
-FIELD_LINE = re.compile(rb"([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*((?:[\t \x21-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)[ \t]*")
+FIELD_LINE = re.compile(
+    rb"([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*((?:[\t \x21-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)[ \t]*"
+)
 CHUNK_SIZE_LINE = re.compile(rb"([0-9A-Fa-f]{1,15})(?:;[^\r\n]*)?\r\n")
 
 
@@ -27,13 +29,13 @@ class MalformedResponse(Exception):
 
 @dataclass
 class Response:
-    version: str                                  # "HTTP/1.1"
+    version: str  # "HTTP/1.1"
     status: int
     reason: str
-    fields: list[tuple[str, str]]                 # in order, names as sent
+    fields: list[tuple[str, str]]  # in order, names as sent
     body: bytes
-    raw: bytes                                    # the octets of the whole response
-    framing: str = "content-length"               # "content-length" | "chunked" | "close" | "none"
+    raw: bytes  # the octets of the whole response
+    framing: str = "content-length"  # "content-length" | "chunked" | "close" | "none"
 
     def values(self, name: str) -> list[str]:
         """Every value of the field `name` (case-insensitive), in order."""
@@ -83,8 +85,12 @@ def parse_response(buf: bytes, no_body: bool, at_eof: bool):
         fields.append((match.group(1).decode("ascii"), match.group(2).decode("latin-1")))
     response = Response(
         version=f"HTTP/{status.group(1).decode()}.{status.group(2).decode()}",
-        status=int(status.group(3)), reason=status.group(4).decode("latin-1"),
-        fields=fields, body=b"", raw=b"")
+        status=int(status.group(3)),
+        reason=status.group(4).decode("latin-1"),
+        fields=fields,
+        body=b"",
+        raw=b"",
+    )
     start = head_end + 4
     if no_body or response.status in (204, 304) or 100 <= response.status < 200:
         response.framing = "none"
@@ -102,8 +108,7 @@ def parse_response(buf: bytes, no_body: bool, at_eof: bool):
         end = start + int(lengths[0])
         if len(buf) < end:
             if at_eof:
-                raise MalformedResponse(
-                    f"connection closed after {len(buf) - start} of {int(lengths[0])} body octets")
+                raise MalformedResponse(f"connection closed after {len(buf) - start} of {int(lengths[0])} body octets")
             return NEED_MORE
         response.body, response.raw = buf[start:end], buf[:end]
         return response, end
@@ -125,7 +130,7 @@ def _chunked_body(response: Response, buf: bytes, start: int, at_eof: bool):
     while True:
         size_line = CHUNK_SIZE_LINE.match(buf, position)
         if not size_line:
-            if len(buf) - position > 1024 or b"\r\n" in buf[position:position + 1024]:
+            if len(buf) - position > 1024 or b"\r\n" in buf[position : position + 1024]:
                 raise MalformedResponse("bad chunk-size line")
             return _need_more_or_truncated(at_eof)
         size = int(size_line.group(1), 16)
@@ -143,9 +148,9 @@ def _chunked_body(response: Response, buf: bytes, start: int, at_eof: bool):
             return response, end
         if len(buf) < position + size + 2:
             return _need_more_or_truncated(at_eof)
-        if buf[position + size:position + size + 2] != b"\r\n":
+        if buf[position + size : position + size + 2] != b"\r\n":
             raise MalformedResponse("chunk data not followed by CRLF")
-        body += buf[position:position + size]
+        body += buf[position : position + size]
         position += size + 2
 
 
@@ -158,14 +163,15 @@ def _need_more_or_truncated(at_eof: bool):
 @dataclass
 class Connection:
     """One client connection: what was received, and when the server closed."""
+
     sock: socket.socket
     received: bytearray = field(default_factory=bytearray)
-    eof_at: float | None = None          # monotonic time of EOF or reset
-    reset: bool = False                  # the server reset the connection
-    send_failed: str = ""                # why a send failed ("" if none did)
+    eof_at: float | None = None  # monotonic time of EOF or reset
+    reset: bool = False  # the server reset the connection
+    send_failed: str = ""  # why a send failed ("" if none did)
 
     @classmethod
-    def open(cls, host: str, port: int, timeout: float = 5.0) -> "Connection":
+    def open(cls, host: str, port: int, timeout: float = 5.0) -> Connection:
         sock = socket.create_connection((host, port), timeout=timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setblocking(False)

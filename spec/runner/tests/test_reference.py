@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+
 from renard_conformance import conformance, judge, reference, stats, vectors, wire
 
 VECTORS = vectors.VECTORS_DIR
@@ -19,16 +20,20 @@ TARGET = conformance.Target("127.0.0.1", 1)
 
 # --- FNV-1a-64 -----------------------------------------------------------------------------
 
+
 def fnv1a64_independent(data: bytes) -> int:
     """FNV-1a written differently (reduce, explicit modulus) to cross-check reference.fnv1a64."""
     return functools.reduce(lambda h, b: ((h ^ b) * 1099511628211) % 2**64, data, 14695981039346656037)
 
 
-@pytest.mark.parametrize("data, expected", [
-    (b"", 0xCBF29CE484222325),      # the offset basis
-    (b"a", 0xAF63DC4C8601EC8C),     # published FNV-1a 64 test values
-    (b"foobar", 0x85944171F73967E8),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"", 0xCBF29CE484222325),  # the offset basis
+        (b"a", 0xAF63DC4C8601EC8C),  # published FNV-1a 64 test values
+        (b"foobar", 0x85944171F73967E8),
+    ],
+)
 def test_fnv1a64_known_values(data, expected):
     assert reference.fnv1a64(data) == expected == fnv1a64_independent(data)
 
@@ -44,22 +49,54 @@ def test_pick_of_empty_seed_is_offset_basis_mod_n_plus_1():
 
 # --- form decoding and seed finding (SPEC §3.1) ---------------------------------------------
 
-@pytest.mark.parametrize("encoded, decoded", [
-    (b"", b""), (b"abc", b"abc"), (b"a+b", b"a b"), (b"a%20b", b"a b"), (b"%2B", b"+"),
-    (b"%c3%a9", b"\xc3\xa9"), (b"%C3%A9", b"\xc3\xa9"), (b"%aB", b"\xab"),
-    (b"%", b"%"), (b"%4", b"%4"), (b"ab%4", b"ab%4"), (b"%zz", b"%zz"), (b"%%41", b"%A"),
-    (b"%2", b"%2"), (b"%g1", b"%g1"), (b"%00", b"\x00"), (b"%25", b"%"), (b"%2525", b"%25"),
-])
+
+@pytest.mark.parametrize(
+    "encoded, decoded",
+    [
+        (b"", b""),
+        (b"abc", b"abc"),
+        (b"a+b", b"a b"),
+        (b"a%20b", b"a b"),
+        (b"%2B", b"+"),
+        (b"%c3%a9", b"\xc3\xa9"),
+        (b"%C3%A9", b"\xc3\xa9"),
+        (b"%aB", b"\xab"),
+        (b"%", b"%"),
+        (b"%4", b"%4"),
+        (b"ab%4", b"ab%4"),
+        (b"%zz", b"%zz"),
+        (b"%%41", b"%A"),
+        (b"%2", b"%2"),
+        (b"%g1", b"%g1"),
+        (b"%00", b"\x00"),
+        (b"%25", b"%"),
+        (b"%2525", b"%25"),
+    ],
+)
 def test_decode_form_component(encoded, decoded):
     assert reference.decode_form_component(encoded) == decoded
 
 
-@pytest.mark.parametrize("query, seed", [
-    (None, None), ("", None), ("r=7", None), ("seeds=a", None), ("xseed=a", None),
-    ("SEED=a", None), ("seed=", b""), ("seed", b""), ("seed=a&seed=b", b"a"),
-    ("x=1&seed=b", b"b"), ("se%65d=c", b"c"), ("seed=a;b", b"a;b"), ("x;seed=a", None),
-    ("seed=a=b", b"a=b"), ("&&seed=z", b"z"),
-])
+@pytest.mark.parametrize(
+    "query, seed",
+    [
+        (None, None),
+        ("", None),
+        ("r=7", None),
+        ("seeds=a", None),
+        ("xseed=a", None),
+        ("SEED=a", None),
+        ("seed=", b""),
+        ("seed", b""),
+        ("seed=a&seed=b", b"a"),
+        ("x=1&seed=b", b"b"),
+        ("se%65d=c", b"c"),
+        ("seed=a;b", b"a;b"),
+        ("x;seed=a", None),
+        ("seed=a=b", b"a=b"),
+        ("&&seed=z", b"z"),
+    ],
+)
 def test_find_seed(query, seed):
     assert reference.find_seed(query) == seed
 
@@ -81,18 +118,34 @@ def test_seeds_json_has_required_coverage():
     assert len({v["name"] for v in vectors}) == len(vectors)
     assert {1, 21, 1_000_000} <= {v["n"] for v in vectors}
     assert all(re.fullmatch(r"[\x21-\x7e]*", q) for q in queries), "queries are sent as visible ASCII"
-    for needed in ["seed=", "seed", "seed=a+b", "seed=a%20b", "seed=%zz", "seed=ab%4", "seed=%",
-                   "se%65d=abc", "seeds=abc", "xseed=abc", "seed=a;b=c", "seed=first&seed=second"]:
+    for needed in [
+        "seed=",
+        "seed",
+        "seed=a+b",
+        "seed=a%20b",
+        "seed=%zz",
+        "seed=ab%4",
+        "seed=%",
+        "se%65d=abc",
+        "seeds=abc",
+        "xseed=abc",
+        "seed=a;b=c",
+        "seed=first&seed=second",
+    ]:
         assert needed in queries, needed
     assert any(len(v["seed_hex"] or "") >= 2048 for v in vectors), "a 1 KiB seed"
 
 
 # --- the response parser: complete, need more, malformed -------------------------------------
 
-REDIRECT = (b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-7.png\r\n"
-            b"Cache-Control: no-store\r\nDate: Sun, 22 Nov 2026 00:00:00 GMT\r\nContent-Length: 0\r\n\r\n")
-HEALTHZ = (b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\n"
-           b"Date: Sun, 22 Nov 2026 00:00:00 GMT\r\nContent-Length: 3\r\n\r\nok\n")
+REDIRECT = (
+    b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-7.png\r\n"
+    b"Cache-Control: no-store\r\nDate: Sun, 22 Nov 2026 00:00:00 GMT\r\nContent-Length: 0\r\n\r\n"
+)
+HEALTHZ = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\n"
+    b"Date: Sun, 22 Nov 2026 00:00:00 GMT\r\nContent-Length: 3\r\n\r\nok\n"
+)
 
 
 def test_parse_complete_redirect():
@@ -146,18 +199,21 @@ def test_parse_interim_100_continue():
     assert (response.status, used) == (100, 25)
 
 
-@pytest.mark.parametrize("raw", [
-    b"HTTP/1.1 302 Found\nLocation: x\r\n\r\n",            # bare LF
-    b"HTTP/1.1 302 Found\r\nLocation: x\n\n",              # bare LF, no CRLFCRLF
-    b"HTTP/1.1 302\r\nDate: x\r\n\r\n",                    # no SP before the reason
-    b"HTTP/1.1 30 Found\r\n\r\n",                          # two-digit status
-    b"HTTP/1.1 302 Found\r\nLocation x\r\n\r\n",           # no colon
-    b"HTTP/1.1 302 Found\r\nLocation : x\r\n\r\n",         # space before colon
-    b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",      # bad Content-Length
-    b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
-    b"<html>\n<body>400</body>\n",                         # HTTP/0.9-style answer
-    b"HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n",                 # bare CR
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"HTTP/1.1 302 Found\nLocation: x\r\n\r\n",  # bare LF
+        b"HTTP/1.1 302 Found\r\nLocation: x\n\n",  # bare LF, no CRLFCRLF
+        b"HTTP/1.1 302\r\nDate: x\r\n\r\n",  # no SP before the reason
+        b"HTTP/1.1 30 Found\r\n\r\n",  # two-digit status
+        b"HTTP/1.1 302 Found\r\nLocation x\r\n\r\n",  # no colon
+        b"HTTP/1.1 302 Found\r\nLocation : x\r\n\r\n",  # space before colon
+        b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",  # bad Content-Length
+        b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx",
+        b"<html>\n<body>400</body>\n",  # HTTP/0.9-style answer
+        b"HTTP/1.1 200 OK\r\nX: a\rb\r\n\r\n",  # bare CR
+    ],
+)
 def test_parse_malformed(raw):
     with pytest.raises(wire.MalformedResponse):
         wire.parse_response(raw, False, False)
@@ -170,6 +226,7 @@ def test_escape_shows_control_octets():
 
 # --- the judge: pass, alt, fail on canned transcripts ----------------------------------------
 
+
 def transcript_of(raw: bytes, state: str = "open", heads=()) -> judge.Transcript:
     transcript, offset = judge.Transcript(state=state), 0
     while offset < len(raw):
@@ -181,12 +238,14 @@ def transcript_of(raw: bytes, state: str = "open", heads=()) -> judge.Transcript
 
 def with_date_now(raw: bytes) -> bytes:
     import email.utils
+
     return raw.replace(b"Sun, 22 Nov 2026 00:00:00 GMT", email.utils.formatdate(usegmt=True).encode())
 
 
-EXPECT_REDIRECT = {"responses": [{"status": 302, "headers": {"location": "{location}",
-                                                             "cache-control": "no-store"}, "body": ""}],
-                   "then": "open"}
+EXPECT_REDIRECT = {
+    "responses": [{"status": 302, "headers": {"location": "{location}", "cache-control": "no-store"}, "body": ""}],
+    "then": "open",
+}
 
 
 def test_judge_exact_redirect_passes():
@@ -200,18 +259,24 @@ def test_judge_extra_server_field_is_alt():
 
 
 def test_judge_reordered_fields_is_alt():
-    raw = with_date_now(REDIRECT).replace(b"Cache-Control: no-store\r\n", b"").replace(
-        b"Content-Length: 0\r\n", b"Content-Length: 0\r\nCache-Control: no-store\r\n")
+    raw = (
+        with_date_now(REDIRECT)
+        .replace(b"Cache-Control: no-store\r\n", b"")
+        .replace(b"Content-Length: 0\r\n", b"Content-Length: 0\r\nCache-Control: no-store\r\n")
+    )
     assert judge.match(EXPECT_REDIRECT, transcript_of(raw), TARGET)[0] == "alt"
 
 
-@pytest.mark.parametrize("change", [
-    (b"302 Found", b"301 Moved Permanently"),                  # wrong status
-    (b"Renard-7.png", b"Renard-22.png"),                       # k out of 1..21
-    (b"Renard-7.png", b"Renard-07.png"),                       # leading zero
-    (b"no-store", b"public, max-age=86400"),                   # seeded cache policy
-    (b"Date: ", b"X-Date: "),                                  # no Date
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        (b"302 Found", b"301 Moved Permanently"),  # wrong status
+        (b"Renard-7.png", b"Renard-22.png"),  # k out of 1..21
+        (b"Renard-7.png", b"Renard-07.png"),  # leading zero
+        (b"no-store", b"public, max-age=86400"),  # seeded cache policy
+        (b"Date: ", b"X-Date: "),  # no Date
+    ],
+)
 def test_judge_wrong_redirect_fails(change):
     raw = with_date_now(REDIRECT).replace(*change)
     assert judge.match(EXPECT_REDIRECT, transcript_of(raw), TARGET)[0] == "fail"
@@ -231,42 +296,63 @@ def test_judge_extra_response_fails():
 def test_judge_seeded_location_computed_for_target_count():
     k = reference.pick(b"fox", 1000)
     target = conformance.Target("127.0.0.1", 1, count=1000, location="http://x/{n}/{n}.png")
-    raw = with_date_now(REDIRECT).replace(b"https://avatar.example.org/Renard-7.png",
-                                          f"http://x/{k}/{k}.png".encode()).replace(b"no-store", b"public, max-age=86400")
-    expect = {"responses": [{"status": 302, "headers": {"location": {"seed_of_query": "seed=fox"},
-                                                        "cache-control": "public, max-age=86400"}}],
-              "then": "open"}
+    raw = (
+        with_date_now(REDIRECT)
+        .replace(b"https://avatar.example.org/Renard-7.png", f"http://x/{k}/{k}.png".encode())
+        .replace(b"no-store", b"public, max-age=86400")
+    )
+    expect = {
+        "responses": [
+            {
+                "status": 302,
+                "headers": {"location": {"seed_of_query": "seed=fox"}, "cache-control": "public, max-age=86400"},
+            }
+        ],
+        "then": "open",
+    }
     assert judge.match(expect, transcript_of(raw), target) == ("pass", "")
 
 
-@pytest.mark.parametrize("template, value, k", [
-    ("https://a.test/{n}.png", "https://a.test/5.png", 5),
-    ("https://a.test/{n}/{n}.png?x=(1)", "https://a.test/5/5.png?x=(1)", 5),
-    ("https://a.test/{n}/{n}.png", "https://a.test/5/6.png", None),       # {n} differs
-    ("https://a.test/{n}.png", "https://a.test/0.png", None),             # k = 0
-    ("https://a.test/{n}.png", "https://a.test/22.png", None),            # k > N
-])
+@pytest.mark.parametrize(
+    "template, value, k",
+    [
+        ("https://a.test/{n}.png", "https://a.test/5.png", 5),
+        ("https://a.test/{n}/{n}.png?x=(1)", "https://a.test/5/5.png?x=(1)", 5),
+        ("https://a.test/{n}/{n}.png", "https://a.test/5/6.png", None),  # {n} differs
+        ("https://a.test/{n}.png", "https://a.test/0.png", None),  # k = 0
+        ("https://a.test/{n}.png", "https://a.test/22.png", None),  # k > N
+    ],
+)
 def test_location_k(template, value, k):
     assert judge.location_k(value, conformance.Target("h", 1, count=21, location=template)) == k
 
 
 # --- statistics ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("statistic, degrees, p", [
-    (3.841, 1, 0.05), (31.410, 20, 0.05), (29.588, 10, 0.001), (20.0, 20, 0.4579), (0.0, 5, 1.0),
-])
+
+@pytest.mark.parametrize(
+    "statistic, degrees, p",
+    [
+        (3.841, 1, 0.05),
+        (31.410, 20, 0.05),
+        (29.588, 10, 0.001),
+        (20.0, 20, 0.4579),
+        (0.0, 5, 1.0),
+    ],
+)
 def test_chi_square_p_value_known_quantiles(statistic, degrees, p):
     assert stats.chi_square_p_value(statistic, degrees) == pytest.approx(p, abs=2e-4)
 
 
 def test_uniform_check_rejects_a_biased_generator():
-    ks = [1 + (i % 20) for i in range(21000)]   # k = 21 never drawn
+    ks = [1 + (i % 20) for i in range(21000)]  # k = 21 never drawn
     assert conformance._uniform_outcome(ks, conformance.Target("h", 1)).verdict == "fail"
     assert conformance._reachable_outcome(ks, conformance.Target("h", 1)).verdict == "fail"
 
 
 def test_uniform_check_accepts_a_uniform_sequence():
     import random
+
     generator = random.Random(7)
     ks = [generator.randint(1, 21) for _ in range(21000)]
     assert conformance._uniform_outcome(ks, conformance.Target("h", 1)).verdict == "pass"
@@ -274,6 +360,7 @@ def test_uniform_check_accepts_a_uniform_sequence():
 
 def test_uniform_check_bins_a_large_n():
     import random
+
     generator = random.Random(8)
     target = conformance.Target("h", 1, count=1_000_000)
     ks = [generator.randint(1, 1_000_000) for _ in range(21000)]
@@ -282,6 +369,7 @@ def test_uniform_check_bins_a_large_n():
 
 
 # --- the vector files ------------------------------------------------------------------------
+
 
 def test_vectors_load_with_unique_names():
     names = [c.name for c in CASES]
@@ -302,28 +390,52 @@ def test_case_is_well_formed(case):
             assert all(type(s) is int for s in statuses)
             assert len(set(statuses)) == len(statuses)
     if case.slow:
-        assert case.wait or any(isinstance(s, dict) and "pause" in s for s in case.send), "slow cases wait for a timeout"
+        assert case.wait or any(isinstance(s, dict) and "pause" in s for s in case.send), (
+            "slow cases wait for a timeout"
+        )
     if case.expect["then"] == "close" and case.expect["responses"]:
         last = case.expect["responses"][-1]
         assert "connection" in last.get("headers", {}) or case.timing, "a close is announced"
 
 
-@pytest.mark.parametrize("section", [
-    "§2", "§3", "§3.1", "§4", "§5 rule 1", "§5 rule 2", "§5 rule 3", "§5 rule 4", "§5 rule 5",
-    "§5 rule 6", "§5 rule 7", "§5 rule 8", "§6", "§7.1", "§7.2", "§7.3", "§7.4", "§7.5",
-])
+@pytest.mark.parametrize(
+    "section",
+    [
+        "§2",
+        "§3",
+        "§3.1",
+        "§4",
+        "§5 rule 1",
+        "§5 rule 2",
+        "§5 rule 3",
+        "§5 rule 4",
+        "§5 rule 5",
+        "§5 rule 6",
+        "§5 rule 7",
+        "§5 rule 8",
+        "§6",
+        "§7.1",
+        "§7.2",
+        "§7.3",
+        "§7.4",
+        "§7.5",
+    ],
+)
 def test_every_spec_section_has_a_case(section):
     assert any(section in case.rule for case in HTTP_CASES), section
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"rule": "SPEC §2", "send": [], "responses": [], "then": "close"}, "missing key 'name'"),
-    ({"name": "x", "rule": "SPEC §2", "send": [], "responses": [{"status": "302"}], "then": "open"}, "status"),
-    ({"name": "x", "rule": "SPEC §2", "send": [], "responses": [], "then": "maybe"}, "then"),
-    ({"name": "x", "rule": "SPEC §2", "send": [{"bogus": 1}], "responses": [], "then": "open"}, "bad segment"),
-    ({"name": "x", "rule": "SPEC §2", "send": [], "responses": [], "then": "open", "extra": 1}, "unknown keys"),
-    ({"name": "X", "rule": "SPEC §2", "send": [], "responses": [], "then": "open"}, "name"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"rule": "SPEC §2", "send": [], "responses": [], "then": "close"}, "missing key 'name'"),
+        ({"name": "x", "rule": "SPEC §2", "send": [], "responses": [{"status": "302"}], "then": "open"}, "status"),
+        ({"name": "x", "rule": "SPEC §2", "send": [], "responses": [], "then": "maybe"}, "then"),
+        ({"name": "x", "rule": "SPEC §2", "send": [{"bogus": 1}], "responses": [], "then": "open"}, "bad segment"),
+        ({"name": "x", "rule": "SPEC §2", "send": [], "responses": [], "then": "open", "extra": 1}, "unknown keys"),
+        ({"name": "X", "rule": "SPEC §2", "send": [], "responses": [], "then": "open"}, "name"),
+    ],
+)
 def test_validate_case_rejects(bad, message):
     with pytest.raises(vectors.VectorError, match=message):
         vectors.validate_case(bad, "test")
@@ -331,23 +443,35 @@ def test_validate_case_rejects(bad, message):
 
 # --- the boundary cases measure what their names say ------------------------------------------
 
+
 def sent_octets(name: str) -> bytes:
     case = next(c for c in CASES if c.name == name)
     return b"".join(s for s in vectors.compile_send(case.send, TARGET) if isinstance(s, bytes))
 
 
-@pytest.mark.parametrize("name, length", [
-    ("request-line-8000-served", 8000), ("request-line-8000-seeded", 8000),
-    ("request-line-8192-served", 8192), ("request-line-8193-414", 8193), ("request-line-100k-414", 100000),
-])
+@pytest.mark.parametrize(
+    "name, length",
+    [
+        ("request-line-8000-served", 8000),
+        ("request-line-8000-seeded", 8000),
+        ("request-line-8192-served", 8192),
+        ("request-line-8193-414", 8193),
+        ("request-line-100k-414", 100000),
+    ],
+)
 def test_request_line_length(name, length):
     assert sent_octets(name).index(b"\r\n") == length
 
 
-@pytest.mark.parametrize("name, octets, lines", [
-    ("header-section-16384-served", 16384, 2), ("header-section-16385-431", 16385, 2),
-    ("field-lines-100-served", None, 100), ("field-lines-101-431", None, 101),
-])
+@pytest.mark.parametrize(
+    "name, octets, lines",
+    [
+        ("header-section-16384-served", 16384, 2),
+        ("header-section-16385-431", 16385, 2),
+        ("field-lines-100-served", None, 100),
+        ("field-lines-101-431", None, 101),
+    ],
+)
 def test_field_section_size(name, octets, lines):
     data = sent_octets(name)
     start = data.index(b"\r\n") + 2
@@ -358,14 +482,16 @@ def test_field_section_size(name, octets, lines):
 
 # --- the draw survives a server that caps requests per connection ---------------------------
 
+
 def serve_capped(listener, cap: int, connections: int) -> None:
     """Answers `connections` clients, each with at most `cap` redirects (k cycling 1..21),
     the last with `Connection: close`, then closes: nginx's keepalive_requests in miniature."""
     import socket as socketlib
+
     for _ in range(connections):
         try:
             client, _ = listener.accept()
-        except OSError:         # the test closed the listener: done
+        except OSError:  # the test closed the listener: done
             return
         with client:
             pending, answered = b"", 0
@@ -378,14 +504,17 @@ def serve_capped(listener, cap: int, connections: int) -> None:
                     _, pending = pending.split(b"\r\n\r\n", 1)
                     answered += 1
                     close = b"Connection: close\r\n" if answered == cap else b""
-                    client.sendall(b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-%d.png\r\n"
-                                   b"Content-Length: 0\r\n%s\r\n" % (answered % 21 + 1, close))
+                    client.sendall(
+                        b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-%d.png\r\n"
+                        b"Content-Length: 0\r\n%s\r\n" % (answered % 21 + 1, close)
+                    )
             client.shutdown(socketlib.SHUT_WR)
 
 
 def test_draw_reconnects_when_the_server_closes_a_connection():
     import socket as socketlib
     import threading
+
     listener = socketlib.create_server(("127.0.0.1", 0))
     target = conformance.Target("127.0.0.1", listener.getsockname()[1])
     thread = threading.Thread(target=serve_capped, args=(listener, 7, 30), daemon=True)
@@ -399,10 +528,12 @@ def test_draw_reconnects_when_the_server_closes_a_connection():
 
 # --- the one-answer check the arena uses (check_redirect) -----------------------------------
 
+
 def answer_once(response: bytes) -> int:
     """A one-shot server that reads a request head, sends `response` and closes; its port."""
     import socket as socketlib
     import threading
+
     srv = socketlib.create_server(("127.0.0.1", 0))
 
     def serve():
@@ -413,6 +544,7 @@ def answer_once(response: bytes) -> int:
                 data += conn.recv(1024)
             conn.sendall(response)
         srv.close()
+
     threading.Thread(target=serve, daemon=True).start()
     return srv.getsockname()[1]
 
@@ -420,14 +552,17 @@ def answer_once(response: bytes) -> int:
 LOC = "https://a.example/R-{n}.png"
 
 
-@pytest.mark.parametrize("response,ok", [
-    (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-7.png\r\n\r\n", True),
-    (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-22.png\r\n\r\n", False),   # k > count
-    (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-0.png\r\n\r\n", False),    # k < 1
-    (b"HTTP/1.1 200 OK\r\nLocation: https://a.example/R-7.png\r\n\r\n", False),       # not 302
-    (b"HTTP/1.1 302 Found\r\n\r\n", False),                                          # no Location
-    (b"HTTP/1.1 302 Found\r\nLocation: https://b.example/R-7.png\r\n\r\n", False),    # other template
-])
+@pytest.mark.parametrize(
+    "response,ok",
+    [
+        (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-7.png\r\n\r\n", True),
+        (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-22.png\r\n\r\n", False),  # k > count
+        (b"HTTP/1.1 302 Found\r\nLocation: https://a.example/R-0.png\r\n\r\n", False),  # k < 1
+        (b"HTTP/1.1 200 OK\r\nLocation: https://a.example/R-7.png\r\n\r\n", False),  # not 302
+        (b"HTTP/1.1 302 Found\r\n\r\n", False),  # no Location
+        (b"HTTP/1.1 302 Found\r\nLocation: https://b.example/R-7.png\r\n\r\n", False),  # other template
+    ],
+)
 def test_check_redirect_wants_302_with_templated_location(response, ok):
     target = conformance.Target("127.0.0.1", answer_once(response), count=21, location=LOC)
     problem = conformance.check_redirect(target)
@@ -436,6 +571,7 @@ def test_check_redirect_wants_302_with_templated_location(response, ok):
 
 def test_check_redirect_cannot_connect_raises_oserror():
     import socket as socketlib
+
     with socketlib.create_server(("127.0.0.1", 0)) as srv:
         port = srv.getsockname()[1]
     with pytest.raises(OSError):

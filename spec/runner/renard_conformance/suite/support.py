@@ -17,10 +17,10 @@ from .. import wire
 from ..launcher import ServerProcess, argv_with
 from ..pytest_plugin import server_process, start_ready, target_of
 
-ANSWER_WAIT_S = 5.0    # a request the server should answer: generous on a busy machine
-CLOSE_WAIT_S = 3.0     # "closed at once": EOF or reset within this
-LATE_S = 1.5           # SPEC §7.5: a timeout may fire up to 1 s late (+0.5 s for us)
-SETTLE_S = 10.0        # descriptors back to baseline within this after the load ends
+ANSWER_WAIT_S = 5.0  # a request the server should answer: generous on a busy machine
+CLOSE_WAIT_S = 3.0  # "closed at once": EOF or reset within this
+LATE_S = 1.5  # SPEC §7.5: a timeout may fire up to 1 s late (+0.5 s for us)
+SETTLE_S = 10.0  # descriptors back to baseline within this after the load ends
 ROOT = b"GET / HTTP/1.1\r\nHost: renard.test\r\n\r\n"
 
 

@@ -25,8 +25,9 @@ def judge(outcome: conformance.Outcome, allow_alt: bool) -> None:
 
 @pytest.mark.server
 @pytest.mark.scenario("vectors")
-@pytest.mark.parametrize("case", [pytest.param(c, id=c.name, marks=[pytest.mark.slow] if c.slow else [])
-                                  for c in CASES])
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=c.name, marks=[pytest.mark.slow] if c.slow else []) for c in CASES]
+)
 def test_vector(case, target, allow_alt):
     judge(conformance.replay(case, target), allow_alt)
 
@@ -45,6 +46,7 @@ def test_statistical(name, statistical_outcomes, allow_alt):
 
 # --- SPEC §1: the command line (only with --renard-cmd) -----------------------------------
 
+
 @pytest.fixture(scope="session")
 def executable(renard_server) -> list[str]:
     """The words of --renard-cmd before its first --flag (e.g. ["java", "-jar", "x.jar"])."""
@@ -59,11 +61,19 @@ def run_cli(executable: list[str], *args: str, env: dict | None = None) -> subpr
     environment = {k: v for k, v in os.environ.items() if not k.startswith("RENARD_")}
     environment.update(env or {})
     try:
-        return subprocess.run([*executable, *args], capture_output=True, text=True,
-                              timeout=CLI_TIMEOUT_S, env=environment, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [*executable, *args],
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT_S,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
-        pytest.fail(f"{' '.join(executable + list(args))}: still running after {CLI_TIMEOUT_S:.0f} s "
-                    "(it should have exited)", pytrace=False)
+        pytest.fail(
+            f"{' '.join(executable + list(args))}: still running after {CLI_TIMEOUT_S:.0f} s (it should have exited)",
+            pytrace=False,
+        )
 
 
 BAD_CLI_INPUT = [  # (test id, arguments, environment, what the one stderr line must name)
@@ -123,11 +133,14 @@ def test_cli_flag_wins_over_variable_and_count_1_always_picks_1(executable, requ
 
 
 @pytest.mark.scenario("command line")
-@pytest.mark.parametrize("args, env", [
-    pytest.param(["--drain-timeout", "0"], {}, id="drain-timeout-0-flag"),
-    pytest.param(["--drain-timeout=86400"], {}, id="drain-timeout-86400-equals-form"),
-    pytest.param([], {"RENARD_DRAIN_TIMEOUT": "0.25"}, id="drain-timeout-variable"),
-])
+@pytest.mark.parametrize(
+    "args, env",
+    [
+        pytest.param(["--drain-timeout", "0"], {}, id="drain-timeout-0-flag"),
+        pytest.param(["--drain-timeout=86400"], {}, id="drain-timeout-86400-equals-form"),
+        pytest.param([], {"RENARD_DRAIN_TIMEOUT": "0.25"}, id="drain-timeout-variable"),
+    ],
+)
 def test_cli_drain_timeout_in_range_is_accepted_and_served(executable, request, args, env):
     server = _started(request, [*executable, "--listen", "127.0.0.1:0", *args], env)
     try:
@@ -145,10 +158,11 @@ def _answers(target: conformance.Target) -> tuple[list[str], list[str]]:
     """(seeded Locations for SEED_QUERIES, 30 unseeded Locations)."""
     seeded = []
     for query in SEED_QUERIES:
-        seeded += [r.values("location")[0] for r in conformance._fetch(
-            target, f"GET /?{query} HTTP/1.1\r\nHost: a\r\n\r\n".encode(), 1)]
-    unseeded = [r.values("location")[0]
-                for r in conformance._fetch(target, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", 30)]
+        seeded += [
+            r.values("location")[0]
+            for r in conformance._fetch(target, f"GET /?{query} HTTP/1.1\r\nHost: a\r\n\r\n".encode(), 1)
+        ]
+    unseeded = [r.values("location")[0] for r in conformance._fetch(target, b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", 30)]
     return seeded, unseeded
 
 
@@ -165,7 +179,7 @@ def test_zz_restart_keeps_seeded_answers_and_reseeds_random(renard_server, targe
     """Runs last (name): stops the session server with SIGTERM and starts it again."""
     if renard_server is None:
         pytest.skip("the restart check needs --renard-cmd")
-    idle = wire.Connection.open(target.host, target.port)   # SIGTERM must not wait for it
+    idle = wire.Connection.open(target.host, target.port)  # SIGTERM must not wait for it
     seeded_before, unseeded_before = _answers(target)
     status = renard_server.stop()
     idle.close()

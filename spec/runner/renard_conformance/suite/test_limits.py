@@ -30,9 +30,9 @@ from .support import (
     started,
 )
 
-PARTIAL_HEAD = b"GET /?seed=partial HTTP/1.1\r\nHost: renard.test\r\n"   # the empty line is missing
-SETTLE_READ_S = 0.3   # nothing to observe: time for the server to read what was just sent
-LONG = {"--header-timeout": "60", "--idle-timeout": "60"}   # no timer fires during a test
+PARTIAL_HEAD = b"GET /?seed=partial HTTP/1.1\r\nHost: renard.test\r\n"  # the empty line is missing
+SETTLE_READ_S = 0.3  # nothing to observe: time for the server to read what was just sent
+LONG = {"--header-timeout": "60", "--idle-timeout": "60"}  # no timer fires during a test
 
 
 def connect(target) -> wire.Connection:
@@ -68,6 +68,7 @@ def still_served(conn: wire.Connection, rest: bytes = ROOT) -> bool:
 
 # --- SPEC §7.5: eviction at the connection cap --------------------------------------------
 
+
 @pytest.mark.scenario("eviction order")
 def test_at_the_cap_a_new_client_evicts_the_partial_head_that_began_earliest(base_argv, request):
     with started(request, base_argv, {"--max-connections": "3", "--threads": "1", **LONG}) as server:
@@ -82,8 +83,9 @@ def test_at_the_cap_a_new_client_evicts_the_partial_head_that_began_earliest(bas
             fresh = connect(target)
             conns.append(fresh)
             response = ask(fresh)
-            assert response is not None and response.status == 302, \
+            assert response is not None and response.status == 302, (
                 f"a new client at the cap (3) was not served: {wire.escape(bytes(fresh.received))}"
+            )
             assert evicted(earliest), "the partial head that began earliest was not the one closed"
             assert still_served(later, b"\r\n"), "the later partial head was closed too"
             assert still_served(kept_idle), "the idle keep-alive connection was closed before a partial head"
@@ -96,7 +98,7 @@ def test_at_the_cap_a_new_client_evicts_the_partial_head_that_began_earliest(bas
 def test_at_the_cap_without_partial_heads_the_connection_waiting_longest_is_evicted(base_argv, request):
     with started(request, base_argv, {"--max-connections": "2", "--threads": "1", **LONG}) as server:
         target = server.target
-        silent = connect(target)          # nothing sent since its accept: waits the longest
+        silent = connect(target)  # nothing sent since its accept: waits the longest
         time.sleep(SETTLE_READ_S)
         answered = idle(target)
         conns = [silent, answered]
@@ -108,7 +110,7 @@ def test_at_the_cap_without_partial_heads_the_connection_waiting_longest_is_evic
             assert response is not None and response.status == 302, "a new client at the cap (2) was not served"
             assert evicted(silent), "the connection silent since its accept was not the one closed"
             time.sleep(SETTLE_READ_S)
-            second = connect(target)      # now `answered` has waited longer than `first`
+            second = connect(target)  # now `answered` has waited longer than `first`
             conns.append(second)
             response = ask(second)
             assert response is not None and response.status == 302, "a second new client was not served"
@@ -123,7 +125,7 @@ def test_at_the_cap_without_partial_heads_the_connection_waiting_longest_is_evic
 def test_at_the_cap_a_lingering_close_goes_before_a_partial_head(base_argv, request):
     with started(request, base_argv, {"--max-connections": "2", "--threads": "1", **LONG}) as server:
         target = server.target
-        lingering = connect(target)       # answered 400 and left open: the server lingers (§7.4)
+        lingering = connect(target)  # answered 400 and left open: the server lingers (§7.4)
         response = ask(lingering, b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")
         assert response is not None and response.status == 400, "a duplicate Host was not answered 400"
         head = partial(target)
@@ -134,8 +136,9 @@ def test_at_the_cap_a_lingering_close_goes_before_a_partial_head(base_argv, requ
             conns.append(fresh)
             response = ask(fresh)
             assert response is not None and response.status == 302, "a new client at the cap (2) was not served"
-            assert still_served(head, b"\r\n"), \
+            assert still_served(head, b"\r\n"), (
                 "the partial head was closed although a connection in lingering close could go first"
+            )
         finally:
             for conn in conns:
                 conn.close()
@@ -145,7 +148,7 @@ def test_at_the_cap_a_lingering_close_goes_before_a_partial_head(base_argv, requ
 def test_at_the_cap_a_connection_with_unsent_responses_is_never_evicted(base_argv, request):
     with started(request, base_argv, {"--max-connections": "1", "--threads": "1", **LONG}) as server:
         target = server.target
-        requests = [SEEDED % i for i in range(PIPELINE_BYTES // SEEDED_LEN)]   # beyond every buffer
+        requests = [SEEDED % i for i in range(PIPELINE_BYTES // SEEDED_LEN)]  # beyond every buffer
         sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -157,14 +160,15 @@ def test_at_the_cap_a_connection_with_unsent_responses_is_never_evicted(base_arg
 
             newcomer = connect(target)
             try:
-                assert evicted(newcomer), \
-                    "a new connection at the cap was not closed at once, unanswered (the only " \
+                assert evicted(newcomer), (
+                    "a new connection at the cap was not closed at once, unanswered (the only "
                     f"connection has responses waiting): {wire.escape(bytes(newcomer.received))}"
+                )
             finally:
                 newcomer.close()
 
             complete = offset // SEEDED_LEN
-            rest = bytes(b"".join(requests)[offset:(complete + 1) * SEEDED_LEN]) if offset % SEEDED_LEN else b""
+            rest = bytes(b"".join(requests)[offset : (complete + 1) * SEEDED_LEN]) if offset % SEEDED_LEN else b""
             wanted = complete + (1 if rest else 0)
             received = drain(sock, rest, want_responses=wanted)
             got = received.count(b"HTTP/1.1 302 Found\r\n")
@@ -182,7 +186,7 @@ def stall(sock: socket.socket, payload: memoryview, stall_s: float, limit_s: flo
         _, writable, _ = select.select([], [sock], [], 0.25)
         if writable:
             with contextlib.suppress(BlockingIOError):
-                sent = sock.send(payload[offset:offset + 65536])
+                sent = sock.send(payload[offset : offset + 65536])
                 if sent:
                     offset += sent
                     last_progress = time.monotonic()
@@ -198,7 +202,7 @@ def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float 
         readable, writable, _ = select.select([sock], [sock] if view else [], [], 0.5)
         if writable:
             with contextlib.suppress(BlockingIOError):
-                view = view[sock.send(view[:65536]):]
+                view = view[sock.send(view[:65536]) :]
         if readable:
             try:
                 data = sock.recv(1 << 20)
@@ -214,9 +218,9 @@ def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float 
 
 # --- SPEC §7.5: output bound --------------------------------------------------------------
 
-SEEDED = b"GET /?seed=%08d HTTP/1.1\r\nHost: a\r\n\r\n"     # fixed length: boundaries are easy
+SEEDED = b"GET /?seed=%08d HTTP/1.1\r\nHost: a\r\n\r\n"  # fixed length: boundaries are easy
 SEEDED_LEN = len(SEEDED % 0)
-STALL_S = 2.0                  # no send progress for this long: the server stopped reading
+STALL_S = 2.0  # no send progress for this long: the server stopped reading
 PIPELINE_BYTES = 20 * 1024 * 1024
 RSS_BOUND_KIB = 64 * 1024
 
@@ -247,23 +251,26 @@ def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_co
                 _, writable, _ = select.select([], [sock], [], 0.25)
                 if writable:
                     with contextlib.suppress(BlockingIOError):
-                        sent = sock.send(payload[offset:offset + 65536])
+                        sent = sock.send(payload[offset : offset + 65536])
                         if sent:
                             offset += sent
                             last_progress = time.monotonic()
                 if time.monotonic() - last_progress >= STALL_S:
                     blocked = True
                     break
-            assert blocked, (f"sent {offset} of {len(payload)} octets of pipelined requests without "
-                             "the server ever stopping reading (its responses are never read)")
+            assert blocked, (
+                f"sent {offset} of {len(payload)} octets of pipelined requests without "
+                "the server ever stopping reading (its responses are never read)"
+            )
 
             # While stuck: a loose bound (64 MiB) that only an implementation buffering without
             # limit (about 5 octets of response per octet of request sent) would exceed.
             rss = server.rss_kib()
             assert rss < RSS_BOUND_KIB, f"VmRSS {rss} KiB while a client is stuck (bound {RSS_BOUND_KIB})"
             other = served_on_new_connection(target)
-            assert other is not None and other.status == 302, \
+            assert other is not None and other.status == 302, (
                 "another connection was not served while one client was stuck"
+            )
 
             # Finish the request cut by the stall, end with one that asks to close, and read
             # everything while sending.
@@ -278,7 +285,7 @@ def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_co
                 readable, writable, _ = select.select([sock], [sock] if rest else [], [], 0.5)
                 if writable:
                     with contextlib.suppress(BlockingIOError):
-                        rest = rest[sock.send(rest[:65536]):]
+                        rest = rest[sock.send(rest[:65536]) :]
                 if readable:
                     for _ in range(64):
                         try:
@@ -297,15 +304,15 @@ def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_co
         # Every response, in order: the seeded Location of request i, all 302.
         position, index = 0, 0
         while position < len(received) and index < wanted:
-            window = bytes(received[position:position + 4096])
+            window = bytes(received[position : position + 4096])
             parsed = wire.parse_response(window, False, position + 4096 >= len(received))
             assert parsed is not wire.NEED_MORE, f"truncated response {index} at octet {position}"
             response, used = parsed
-            expected = reference.render_location(
-                target.location, reference.pick(b"%08d" % index, target.count))
-            assert response.status == 302 and response.values("location") == [expected], \
-                (f"response {index} of {wanted}: {response.status} {response.values('location')}, "
-                 f"expected 302 to {expected} (out of order or wrong)")
+            expected = reference.render_location(target.location, reference.pick(b"%08d" % index, target.count))
+            assert response.status == 302 and response.values("location") == [expected], (
+                f"response {index} of {wanted}: {response.status} {response.values('location')}, "
+                f"expected 302 to {expected} (out of order or wrong)"
+            )
             position += used
             index += 1
         assert index == wanted, f"{index} responses to {wanted} pipelined requests"
@@ -315,18 +322,18 @@ def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_co
 
 # --- SPEC §7.6: the drain on SIGTERM / SIGINT ------------------------------------------------
 
-DRAIN_S = 2.0                  # --drain-timeout in these tests (the window: header timeout is 60)
-EXIT_SLACK_S = 0.5             # beyond the spec's "window + 1 s", for a busy machine
+DRAIN_S = 2.0  # --drain-timeout in these tests (the window: header timeout is 60)
+EXIT_SLACK_S = 0.5  # beyond the spec's "window + 1 s", for a busy machine
 
 
 def refused_or_closed_unanswered(target) -> str:
-    """"" when a new connection is refused (or closed at once without an answer), else what happened."""
+    """ "" when a new connection is refused (or closed at once without an answer), else what happened."""
     try:
         conn = wire.Connection.open(target.host, target.port, timeout=CLOSE_WAIT_S)
     except OSError:
         return ""
     try:
-        conn.send(ROOT, time.monotonic() + CLOSE_WAIT_S)   # may fail: closed
+        conn.send(ROOT, time.monotonic() + CLOSE_WAIT_S)  # may fail: closed
         conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
         if conn.received:
             return f"a connection made after the signal was answered: {wire.escape(bytes(conn.received))}"
@@ -352,31 +359,39 @@ def test_signal_drains_open_connections_with_close_refuses_new_ones_and_exits_0(
             problem = refused_or_closed_unanswered(target)
             assert problem == "", f"listener after {signal.Signals(signum).name}: {problem}"
 
-            for conn, rest, what in ((asks_later, ROOT, "a request on an idle connection"),
-                                     (finishes_head, b"\r\n", "the end of a head begun before the signal")):
+            for conn, rest, what in (
+                (asks_later, ROOT, "a request on an idle connection"),
+                (finishes_head, b"\r\n", "the end of a head begun before the signal"),
+            ):
                 response = ask(conn, rest)
-                assert response is not None, \
-                    (f"{what}, sent {time.monotonic() - signalled_at:.1f} s into the {DRAIN_S:g} s drain "
-                     f"window, was not answered: {wire.escape(bytes(conn.received))} "
-                     f"(server exit status so far: {server.process.poll()})")
-                assert response.status == 302 and announces_close(response), \
+                assert response is not None, (
+                    f"{what}, sent {time.monotonic() - signalled_at:.1f} s into the {DRAIN_S:g} s drain "
+                    f"window, was not answered: {wire.escape(bytes(conn.received))} "
+                    f"(server exit status so far: {server.process.poll()})"
+                )
+                assert response.status == 302 and announces_close(response), (
                     f"{what} in the drain window: expected 302 with Connection: close, got {wire.escape(response.raw)}"
+                )
                 conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
-                assert conn.closed and not conn.received, \
+                assert conn.closed and not conn.received, (
                     f"{what}: not closed after its answer, or more octets: {wire.escape(bytes(conn.received))}"
+                )
 
             end = signalled_at + DRAIN_S + LATE_S
             for conn, what in ((stays_idle, "an idle connection"), (never_finishes, "an unfinished head")):
                 conn.wait_eof(end)
                 assert conn.closed, f"{what} still open {DRAIN_S + LATE_S:g} s after the signal (window {DRAIN_S:g} s)"
                 assert not conn.received, f"{what} got {wire.escape(bytes(conn.received))} at the end of the window"
-            assert stays_idle.eof_at - signalled_at >= DRAIN_S - 1.0, \
-                (f"an idle connection was closed {stays_idle.eof_at - signalled_at:.2f} s after the signal: "
-                 f"the {DRAIN_S:g} s window keeps serving open connections (SPEC §7.6)")
+            assert stays_idle.eof_at - signalled_at >= DRAIN_S - 1.0, (
+                f"an idle connection was closed {stays_idle.eof_at - signalled_at:.2f} s after the signal: "
+                f"the {DRAIN_S:g} s window keeps serving open connections (SPEC §7.6)"
+            )
 
             status = server.wait(signalled_at + DRAIN_S + 1.0 + EXIT_SLACK_S - time.monotonic())
-            assert status == 0, (f"{signal.Signals(signum).name}: exit status {status} (None: still running "
-                                 f"{DRAIN_S + 1.0 + EXIT_SLACK_S:g} s after the signal; window {DRAIN_S:g} s)")
+            assert status == 0, (
+                f"{signal.Signals(signum).name}: exit status {status} (None: still running "
+                f"{DRAIN_S + 1.0 + EXIT_SLACK_S:g} s after the signal; window {DRAIN_S:g} s)"
+            )
         finally:
             for conn in conns:
                 conn.close()
@@ -389,7 +404,9 @@ def test_drain_timeout_0_closes_idle_connections_at_once_and_exits_0(base_argv, 
         try:
             signalled_at = time.monotonic()
             server.signal(signal.SIGTERM)
-            assert evicted(conn), f"an idle connection: not closed at once, or answered: {wire.escape(bytes(conn.received))}"
+            assert evicted(conn), (
+                f"an idle connection: not closed at once, or answered: {wire.escape(bytes(conn.received))}"
+            )
             status = server.wait(signalled_at + 1.0 + EXIT_SLACK_S - time.monotonic())
             assert status == 0, f"--drain-timeout 0: exit status {status} (None: still running after 1.5 s)"
         finally:
@@ -405,8 +422,10 @@ def test_drain_window_is_bounded_by_the_header_timeout(base_argv, request):
             signalled_at = time.monotonic()
             server.signal(signal.SIGTERM)
             status = server.wait(signalled_at + 1.0 + 1.0 + EXIT_SLACK_S - time.monotonic())
-            assert status == 0, ("--drain-timeout 30 --header-timeout 1: exit status "
-                                 f"{status} (None: still running 2.5 s after SIGTERM; the window is min(30, 1) s)")
+            assert status == 0, (
+                "--drain-timeout 30 --header-timeout 1: exit status "
+                f"{status} (None: still running 2.5 s after SIGTERM; the window is min(30, 1) s)"
+            )
             conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
             assert conn.closed and not conn.received, "the idle connection was answered or left open"
         finally:
