@@ -101,7 +101,7 @@ public final class Main {
     }
 
     /** A non-blocking listener on {@code address} with SO_REUSEPORT, so that every loop can bind one. */
-    private static ServerSocketChannel bind(InetSocketAddress address) throws IOException {
+    static ServerSocketChannel bind(InetSocketAddress address) throws IOException {
         boolean ipv6 = address.getAddress() instanceof Inet6Address;
         ServerSocketChannel channel = ServerSocketChannel.open(ipv6 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
         try {

@@ -1,0 +1,206 @@
+package renard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** One event loop over real loopback sockets: SPEC §6, §7.3, §7.5 (eviction), §7.6 (drain). */
+class ServerTest {
+    private Loop loop;
+    private Thread thread;
+    private int port;
+    private final AtomicInteger open = new AtomicInteger();
+
+    void start(String... flags) throws Exception {
+        Config config = Config.parse(flags, k -> null, 1, new StringBuilder());
+        ServerSocketChannel listener = Main.bind(new InetSocketAddress("127.0.0.1", 0));
+        port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
+        loop = new Loop(config, new Responses(config.location, config.count), listener, open, 42);
+        thread = new Thread(loop, "test-loop");
+        thread.start();
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (loop != null) {
+            loop.requestStop();
+            thread.join(5000);
+        }
+    }
+
+    Socket connect() throws IOException {
+        Socket s = new Socket("127.0.0.1", port);
+        s.setSoTimeout(3000);
+        return s;
+    }
+
+    static void send(Socket s, String text) throws IOException {
+        s.getOutputStream().write(text.getBytes(StandardCharsets.ISO_8859_1));
+        s.getOutputStream().flush();
+    }
+
+    /** Everything until the server closes (or the read times out: "<timeout>" is appended). */
+    static String readToClose(Socket s) throws IOException {
+        StringBuilder out = new StringBuilder();
+        InputStream in = s.getInputStream();
+        byte[] buf = new byte[65536];
+        try {
+            for (int n; (n = in.read(buf)) > 0; ) out.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+        } catch (SocketTimeoutException e) {
+            out.append("<timeout>");
+        } catch (IOException e) {
+            out.append("<reset>");
+        }
+        return out.toString();
+    }
+
+    /** Read until {@code count} responses (each ends with an empty line; no bodies here). */
+    static String readResponses(Socket s, int count) throws IOException {
+        StringBuilder out = new StringBuilder();
+        InputStream in = s.getInputStream();
+        while (out.toString().split("\r\n\r\n", -1).length - 1 < count) {
+            int b = in.read();
+            if (b < 0) break;
+            out.append((char) b);
+        }
+        return out.toString();
+    }
+
+    static int occurrences(String text, String needle) {
+        return text.split(java.util.regex.Pattern.quote(needle), -1).length - 1;
+    }
+
+    static final String GET = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+
+    @Test
+    void pipelined_requests_are_answered_in_order_then_close() throws Exception {
+        start();
+        try (Socket s = connect()) {
+            send(s, GET + "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\nGET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+            String answers = readToClose(s);
+            assertTrue(answers.startsWith("HTTP/1.1 302 Found\r\n"), answers);
+            assertTrue(answers.indexOf("HTTP/1.1 200 OK") < answers.indexOf("HTTP/1.1 404 Not Found"), answers);
+            assertTrue(answers.endsWith("Content-Length: 0\r\nConnection: close\r\n\r\n"), answers);
+        }
+    }
+
+    @Test
+    void body_is_discarded_not_parsed() throws Exception {
+        start();
+        try (Socket s = connect()) {
+            send(s, "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 27\r\n\r\n" + GET + "GET /healthz HTTP/1.0\r\n\r\n");
+            String answers = readToClose(s);
+            assertEquals(1, occurrences(answers, "404 Not Found"), answers);
+            assertEquals(0, occurrences(answers, "302 Found"), answers);
+            assertEquals(1, occurrences(answers, "200 OK"), answers);
+        }
+    }
+
+    @Test
+    void garbage_is_refused_at_once() throws Exception {
+        start();
+        try (Socket s = connect()) {
+            send(s, "\u0016\u0003\u0001\u0000");
+            assertTrue(readToClose(s).startsWith("HTTP/1.1 400 Bad Request\r\n"));
+        }
+    }
+
+    @Test
+    void partial_head_gets_408_at_the_header_deadline() throws Exception {
+        start("--header-timeout", "0.3");
+        try (Socket s = connect()) {
+            send(s, "GET / HTTP/1.1\r\n");
+            long started = System.nanoTime();
+            assertTrue(readToClose(s).startsWith("HTTP/1.1 408 Request Timeout\r\n"));
+            assertTrue(System.nanoTime() - started >= 250_000_000L, "not early");
+        }
+    }
+
+    @Test
+    void at_the_cap_a_partial_head_is_evicted_before_an_idle_connection() throws Exception {
+        start("--max-connections", "2");
+        try (Socket idle = connect(); Socket partial = connect()) {
+            send(idle, GET);
+            readResponses(idle, 1);
+            send(partial, "GET / HT");
+            Thread.sleep(100);
+            try (Socket fresh = connect()) {
+                send(fresh, GET);
+                assertTrue(readResponses(fresh, 1).startsWith("HTTP/1.1 302 Found"));
+                assertEquals("", readToClose(partial), "evicted without a response");
+                send(idle, GET);
+                assertTrue(readResponses(idle, 1).startsWith("HTTP/1.1 302 Found"), "the idle one stays");
+            }
+        }
+    }
+
+    @Test
+    void at_the_cap_the_longest_waiting_idle_connection_is_evicted() throws Exception {
+        start("--max-connections", "2");
+        try (Socket older = connect()) {
+            Thread.sleep(50);
+            try (Socket newer = connect()) {
+                Thread.sleep(50);
+                try (Socket fresh = connect()) {
+                    send(fresh, GET);
+                    assertTrue(readResponses(fresh, 1).startsWith("HTTP/1.1 302 Found"));
+                    assertEquals("", readToClose(older));
+                    send(newer, GET);
+                    assertTrue(readResponses(newer, 1).startsWith("HTTP/1.1 302 Found"));
+                }
+            }
+        }
+    }
+
+    @Test
+    void drain_answers_a_request_in_the_window_with_close_and_refuses_new_connections() throws Exception {
+        start("--drain-timeout", "2");
+        try (Socket idle = connect()) {
+            send(idle, GET);
+            readResponses(idle, 1);
+            Thread.sleep(100);
+            loop.requestStop();
+            Thread.sleep(200);
+            boolean refused;
+            try (Socket late = new Socket("127.0.0.1", port)) {
+                refused = false;
+            } catch (IOException e) {
+                refused = true;
+            }
+            assertTrue(refused, "the listener is closed at once");
+            send(idle, GET);
+            String answer = readToClose(idle);
+            assertTrue(answer.startsWith("HTTP/1.1 302 Found") && answer.endsWith("Connection: close\r\n\r\n"), answer);
+        }
+        thread.join(3000);
+        assertFalse(thread.isAlive(), "the loop ends once its connections are gone");
+    }
+
+    @Test
+    void drain_timeout_zero_closes_idle_connections_at_once() throws Exception {
+        start("--drain-timeout", "0");
+        try (Socket idle = connect(); Socket partial = connect()) {
+            send(idle, GET);
+            readResponses(idle, 1);
+            send(partial, "GET / HTTP/1.1\r\nHo");
+            Thread.sleep(100);
+            loop.requestStop();
+            assertEquals("", readToClose(idle));
+            assertEquals("", readToClose(partial));
+        }
+        thread.join(2000);
+        assertFalse(thread.isAlive());
+        assertEquals(0, open.get(), "every slot returned");
+    }
+}
