@@ -88,8 +88,9 @@ class Worker:
             loop.create_server(factory, sock=sock, backlog=4096))
         for signum in SHUTDOWN_SIGNALS:
             loop.add_signal_handler(signum, self.shutdown)
-        # Blocked since start-up (a signal before now waited): delivered from here on.
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, SHUTDOWN_SIGNALS)
+        # Blocked since start-up (a signal sent before now waits); unblocked once the loop
+        # runs, since uvloop only watches for signals inside run_forever.
+        loop.call_soon(signal.pthread_sigmask, signal.SIG_UNBLOCK, SHUTDOWN_SIGNALS)
         self._schedule_tick()
         loop.run_forever()
 
