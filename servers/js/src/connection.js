@@ -205,7 +205,8 @@ export class Connection {
     this.lastProgress = this.hub.clock();
     const input = this.leftover === null ? chunk : concat(this.leftover, chunk);
     this.leftover = null;
-    if (this.paused) this.leftover = input;
+    // The adapter may reuse `chunk` for its next read: what is kept is a copy.
+    if (this.paused) this.leftover = input === chunk ? chunk.slice() : input;
     else this.serve(input);
   }
 

@@ -1,0 +1,156 @@
+// renard on Bun: Bun.listen (raw TCP) and the shared parser (Bun.serve imposes its own
+// answers to malformed input and its own header fields: see README). One process, or with
+// --threads N > 1, this one and N - 1 more started by it, each with its own listening
+// socket on the same port (reusePort: the kernel hands out the connections).
+
+import { capPerWorker, configure, listeningLine, startHub } from "./cli.js";
+
+const WORKER_INDEX = "RENARD_WORKER_INDEX";
+const WORKER_PORT = "RENARD_WORKER_PORT";
+
+const config = configure({
+  args: Bun.argv.slice(2),
+  env: (name) => process.env[name],
+  cpus: navigator.hardwareConcurrency,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  exit: (status) => process.exit(status),
+});
+const workers = Math.min(config.threads, config.maxConnections);
+const index = Number(process.env[WORKER_INDEX] ?? 0);
+const { host } = config.listen;
+const port = Number(process.env[WORKER_PORT] ?? config.listen.port);
+
+const { hub, stopSweep } = startHub({ ...config, maxConnections: capPerWorker(config.maxConnections, workers, index) });
+
+/** The Transport of a Bun socket (see connection.js): Bun writes what the kernel takes
+ * now and returns the count; the rest waits here until the socket's drain. */
+class BunTransport {
+  constructor(socket) {
+    this.socket = socket;
+    /** Octets the kernel has not taken yet (ASCII), or "". */
+    this.unsent = "";
+    /** What to do once `unsent` is empty: 0 nothing, 1 shut the write side, 2 close. */
+    this.then = 0;
+    /** @type {import("./connection.js").Connection | null} */
+    this.connection = null;
+  }
+
+  send(ascii) {
+    if (this.unsent.length > 0) {
+      this.unsent += ascii;
+      return;
+    }
+    const written = this.socket.write(ascii);
+    if (written < ascii.length) this.unsent = ascii.slice(Math.max(written, 0));
+  }
+
+  pending() {
+    return this.unsent.length;
+  }
+
+  /** The socket can take more: write what waits, then do what was asked after it. */
+  onWritable() {
+    if (this.unsent.length > 0) {
+      const written = this.socket.write(this.unsent);
+      this.unsent = written < this.unsent.length ? this.unsent.slice(Math.max(written, 0)) : "";
+      if (this.unsent.length > 0) return;
+    }
+    this.afterSent();
+    this.connection?.onDrain();
+  }
+
+  afterSent() {
+    if (this.then === 1) this.socket.shutdown();
+    else if (this.then === 2) this.socket.end();
+    this.then = 0;
+  }
+
+  endWrite() {
+    this.then = 1;
+    if (this.unsent.length === 0) this.afterSent();
+  }
+
+  close() {
+    this.then = 2;
+    if (this.unsent.length === 0) this.afterSent();
+  }
+
+  destroy() {
+    this.socket.terminate();
+  }
+
+  pause() {
+    this.socket.pause();
+  }
+
+  resume() {
+    this.socket.resume();
+  }
+}
+
+let listener;
+try {
+  listener = Bun.listen({
+    hostname: host,
+    port,
+    reusePort: workers > 1,
+    allowHalfOpen: true,
+    socket: {
+      open(socket) {
+        const transport = new BunTransport(socket);
+        const connection = hub.accept(transport);
+        if (connection === null) {
+          socket.terminate();
+          return;
+        }
+        transport.connection = connection;
+        socket.data = transport;
+        socket.setNoDelay(true);
+      },
+      data(socket, chunk) {
+        socket.data?.connection.onData(chunk);
+      },
+      end(socket) {
+        socket.data?.connection.onEnd();
+      },
+      drain(socket) {
+        socket.data?.onWritable();
+      },
+      close(socket) {
+        socket.data?.connection.onClose();
+      },
+      error() {},
+    },
+  });
+} catch (error) {
+  const shown = host.includes(":") ? `[${host}]` : host;
+  process.stderr.write(`renard: --listen: cannot bind ${shown}:${port}: ${error?.message ?? error}\n`);
+  process.exit(1);
+}
+
+/** @type {import("bun").Subprocess[]} */
+const children = [];
+if (index === 0) {
+  for (let i = 1; i < workers; i++) {
+    children.push(Bun.spawn([process.execPath, ...process.execArgv, Bun.main, ...Bun.argv.slice(2)], {
+      env: { ...process.env, [WORKER_INDEX]: String(i), [WORKER_PORT]: String(listener.port) },
+      stdio: ["ignore", "inherit", "inherit"],
+    }));
+  }
+  process.stderr.write(listeningLine(host, listener.port));
+}
+
+/** SIGTERM/SIGINT: stop listening, pass the signal on to every worker, drain (SPEC §7.6),
+ * exit 0 once this process and every worker are done. */
+function shutdown(signal) {
+  listener.stop(false);
+  for (const child of children) child.kill(signal);
+  hub.drain(async () => {
+    stopSweep();
+    await Promise.all(children.map((child) => child.exited));
+    process.exit(0);
+  });
+}
+process.on("SIGTERM", () => shutdown("SIGTERM"));
+process.on("SIGINT", () => shutdown("SIGINT"));

@@ -1,0 +1,216 @@
+// renard on Deno: Deno.listen (raw TCP) and the shared parser (Deno.serve imposes its own
+// answers to malformed input and its own header fields: see README). One process, or with
+// --threads N > 1, this one and N - 1 more started by it, each with its own listening
+// socket on the same port (reusePort, behind --unstable-net: the kernel hands out the
+// connections).
+
+import { capPerWorker, configure, listeningLine, startHub } from "./cli.js";
+
+const WORKER_INDEX = "RENARD_WORKER_INDEX";
+const WORKER_PORT = "RENARD_WORKER_PORT";
+/** The permissions a worker is started with: the same as the first process's. */
+const PERMISSIONS = ["--unstable-net", "--allow-net", "--allow-env", "--allow-read", "--allow-run"];
+/** Octets read at once. */
+const READ_SIZE = 64 * 1024;
+
+const encoder = new TextEncoder();
+const config = configure({
+  args: Deno.args,
+  env: (name) => Deno.env.get(name),
+  cpus: navigator.hardwareConcurrency,
+  stdout: (text) => Deno.stdout.writeSync(encoder.encode(text)),
+  stderr: (text) => Deno.stderr.writeSync(encoder.encode(text)),
+  exit: (status) => Deno.exit(status),
+});
+const workers = Math.min(config.threads, config.maxConnections);
+const index = Number(Deno.env.get(WORKER_INDEX) ?? 0);
+const { host } = config.listen;
+const port = Number(Deno.env.get(WORKER_PORT) ?? config.listen.port);
+
+const { hub, stopSweep } = startHub({ ...config, maxConnections: capPerWorker(config.maxConnections, workers, index) });
+
+/** The Transport of a Deno.Conn (see connection.js): writes are queued and written in
+ * order by one loop; reads by another, which waits while the connection is paused. */
+class DenoTransport {
+  /** @param {Deno.TcpConn} conn */
+  constructor(conn) {
+    this.conn = conn;
+    /** @type {Uint8Array[]} */
+    this.queue = [];
+    this.queued = 0;
+    this.writing = false;
+    /** What to do once the queue is empty: 0 nothing, 1 shut the write side, 2 close. */
+    this.then = 0;
+    this.closed = false;
+    /** @type {(() => void) | null} resolves the read loop's wait while paused */
+    this.wake = null;
+    this.paused = false;
+    /** @type {import("./connection.js").Connection | null} */
+    this.connection = null;
+  }
+
+  send(ascii) {
+    const octets = encoder.encode(ascii);
+    this.queue.push(octets);
+    this.queued += octets.length;
+    if (!this.writing) this.writeQueue();
+  }
+
+  pending() {
+    return this.queued;
+  }
+
+  async writeQueue() {
+    this.writing = true;
+    while (this.queue.length > 0) {
+      const octets = this.queue[0];
+      let written;
+      try {
+        written = await this.conn.write(octets);
+      } catch {
+        this.destroy();
+        return;
+      }
+      this.queued -= written;
+      if (written < octets.length) this.queue[0] = octets.subarray(written);
+      else this.queue.shift();
+    }
+    this.writing = false;
+    this.afterSent();
+    this.connection?.onDrain();
+  }
+
+  afterSent() {
+    const then = this.then;
+    this.then = 0;
+    if (then === 1) this.conn.closeWrite().catch(() => this.destroy());
+    else if (then === 2) this.destroy();
+  }
+
+  endWrite() {
+    this.then = 1;
+    if (!this.writing) this.afterSent();
+  }
+
+  close() {
+    this.then = 2;
+    if (!this.writing) this.afterSent();
+  }
+
+  destroy() {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.conn.close();
+    } catch {
+      // already closed
+    }
+    this.wake?.();
+    this.connection?.onClose();
+  }
+
+  pause() {
+    this.paused = true;
+  }
+
+  resume() {
+    this.paused = false;
+    this.wake?.();
+  }
+
+  /** Read until the end of input, an error or the close, pausing when asked. */
+  async readLoop() {
+    const buffer = new Uint8Array(READ_SIZE);
+    while (!this.closed) {
+      if (this.paused) {
+        await new Promise((resolve) => (this.wake = resolve));
+        this.wake = null;
+        continue;
+      }
+      let count;
+      try {
+        count = await this.conn.read(buffer);
+      } catch {
+        this.destroy();
+        return;
+      }
+      if (this.closed) return;
+      if (count === null) {
+        this.connection?.onEnd();
+        return;
+      }
+      this.connection?.onData(buffer.subarray(0, count));
+    }
+  }
+}
+
+let listener;
+try {
+  listener = Deno.listen({ hostname: host, port, reusePort: workers > 1 });
+} catch (error) {
+  const shown = host.includes(":") ? `[${host}]` : host;
+  Deno.stderr.writeSync(encoder.encode(`renard: --listen: cannot bind ${shown}:${port}: ${error?.message ?? error}\n`));
+  Deno.exit(1);
+}
+const boundPort = /** @type {Deno.NetAddr} */ (listener.addr).port;
+
+/** @type {Deno.ChildProcess[]} */
+const children = [];
+if (index === 0) {
+  for (let i = 1; i < workers; i++) {
+    children.push(new Deno.Command(Deno.execPath(), {
+      args: ["run", ...PERMISSIONS, new URL(import.meta.url).pathname, ...Deno.args],
+      env: { [WORKER_INDEX]: String(i), [WORKER_PORT]: String(boundPort) },
+      stdin: "null",
+    }).spawn());
+  }
+  Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundPort)));
+}
+
+/** SIGTERM/SIGINT: stop listening, pass the signal on to every worker, drain (SPEC §7.6),
+ * exit 0 once this process and every worker are done. */
+function shutdown(signal) {
+  try {
+    listener.close();
+  } catch {
+    // already closed
+  }
+  for (const child of children) {
+    try {
+      child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+  hub.drain(async () => {
+    stopSweep();
+    await Promise.all(children.map((child) => child.status));
+    Deno.exit(0);
+  });
+}
+Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
+Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+
+for (;;) {
+  let conn;
+  try {
+    conn = await listener.accept();
+  } catch {
+    if (hub.shuttingDown) break;
+    continue;
+  }
+  const transport = new DenoTransport(conn);
+  const connection = hub.accept(transport);
+  if (connection === null) {
+    transport.closed = true;
+    conn.close();
+    continue;
+  }
+  transport.connection = connection;
+  try {
+    conn.setNoDelay(true);
+  } catch {
+    // closed already: the read loop finds out
+  }
+  transport.readLoop();
+}
