@@ -1,0 +1,662 @@
+"""The robustness suite (issue 7): slowloris, a slowloris attack at the connection cap, a
+connection flood, a slow reader, idle and half-closed connections, the drain under load, a
+soak, and hostile bytes. The spec's status or a close, never a crash, a hang, a leak or
+unbounded memory.
+
+Each test starts its own server from --renard-cmd with the short timeouts of the spec's
+tests (`--header-timeout 2`; others as each test says). All traffic goes to loopback; every
+loop is bounded in count and time; many-socket loops use poll/epoll (not select).
+Lengths: --renard-attack-seconds (slowloris at the cap, default 10; `make soak`: 20) and
+--renard-soak-seconds (wrk, default 30; `make soak`: 600).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import random
+import re
+import selectors
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import threading
+import time
+
+import pytest
+
+from .. import wire
+from .support import (
+    ANSWER_WAIT_S,
+    CLOSE_WAIT_S,
+    LATE_S,
+    ROOT,
+    SETTLE_S,
+    announces_close,
+    ask,
+    raise_fd_limit,
+    read_response,
+    reset,
+    served_again,
+    started,
+)
+
+HEADER_S = 2.0
+SHORT = {"--header-timeout": "2", "--idle-timeout": "60"}
+RSS_SLACK = 1.10          # "within 10 %" of a baseline
+
+
+def baseline_fds(server) -> int:
+    """Descriptors once the server has served one request and settled (lazy opens done)."""
+    response = served_again(server.target)
+    assert response is not None and response.status == 302, "the server does not answer GET /"
+    return server.settled_fd_count(SETTLE_S)
+
+
+def assert_fds_back(server, baseline: int, what: str) -> None:
+    count = server.wait_fd_count(baseline, SETTLE_S)
+    assert count <= baseline, f"{count} descriptors {SETTLE_S:g} s after {what}, baseline {baseline}: a leak"
+
+
+def one_response(received: bytes) -> wire.Response | None:
+    """The single complete response in received (nothing after it), else None."""
+    try:
+        parsed = wire.parse_response(received, False, True)
+    except wire.MalformedResponse:
+        return None
+    if parsed is wire.NEED_MORE or parsed[1] != len(received):
+        return None
+    return parsed[0]
+
+
+# --- many connections, each sending its pieces on a schedule ------------------------------
+
+class Drip:
+    """A connection that sends `pieces` one every `interval_s` seconds from its connect."""
+
+    def __init__(self, target, pieces: list[bytes], interval_s: float):
+        self.conn = wire.Connection.open(target.host, target.port)
+        self.connected_at = time.monotonic()
+        self.pieces, self.interval_s = pieces, interval_s
+        self.next_at, self.index = self.connected_at, 0
+
+    def step(self, now: float) -> None:
+        if self.conn.closed or now < self.next_at or self.index >= len(self.pieces):
+            return
+        try:
+            self.index += bool(self.conn.sock.send(self.pieces[self.index]))
+        except BlockingIOError:
+            pass
+        except OSError:   # reset: the server closed it
+            self.conn.pump(0)
+            if not self.conn.closed:
+                self.conn.eof_at = time.monotonic()
+        self.next_at = now + self.interval_s
+
+
+def drive(drips: list[Drip], until: float, tick=None) -> None:
+    """Sends every drip's pieces on schedule and reads what arrives, until all are closed or
+    the deadline; tick(now) is called every loop (at most every 50 ms)."""
+    selector = selectors.DefaultSelector()
+    for drip in drips:
+        selector.register(drip.conn.sock, selectors.EVENT_READ, drip)
+    try:
+        while time.monotonic() < until:
+            now = time.monotonic()
+            for drip in drips:
+                drip.step(now)
+            if tick is not None and tick(now):
+                break
+            if all(d.conn.closed for d in drips) and tick is None:
+                break
+            for key, _ in selector.select(0.05):
+                drip = key.data
+                drip.conn.pump(0)
+                if drip.conn.closed:
+                    selector.unregister(drip.conn.sock)
+    finally:
+        selector.close()
+
+
+# --- slowloris: the header deadline is absolute (SPEC §7.5) ----------------------------------
+
+SLOW_HEAD = b"GET /?slow HTTP/1.1\r\nHost: renard.test\r\nX-Slow: " + b"a" * 200   # never ends
+SLOW_LINES = [b"GET /?slow HTTP/1.1\r\n", b"Host: renard.test\r\n"] + [b"X-Line-%d: x\r\n" % i for i in range(40)]
+STYLES = {"byte-at-a-time": ([SLOW_HEAD[i:i + 1] for i in range(len(SLOW_HEAD))], 0.25),
+          "header-line-at-a-time": (SLOW_LINES, 0.5)}
+ATTACKERS = 20
+
+
+@pytest.mark.scenario("slowloris")
+@pytest.mark.parametrize("style", list(STYLES))
+def test_slowloris_is_closed_at_the_header_deadline_with_408_and_leaves_nothing_open(base_argv, request, style):
+    pieces, interval = STYLES[style]
+    with started(request, base_argv, SHORT) as server:
+        baseline = baseline_fds(server)
+        drips = [Drip(server.target, pieces, interval) for _ in range(ATTACKERS)]
+        normal: dict = {}
+
+        def tick(now):
+            if "response" not in normal and now >= drips[0].connected_at + 1.0:
+                assert not any(d.conn.closed for d in drips), "a slowloris was closed before its header deadline"
+                normal["response"] = served_again(server.target, within_s=ANSWER_WAIT_S)
+            return "response" in normal and all(d.conn.closed for d in drips)
+
+        try:
+            drive(drips, drips[-1].connected_at + HEADER_S + LATE_S + 0.5, tick)
+            answer = normal.get("response")
+            assert answer is not None and answer.status == 302, "a normal client was not served during the slowloris"
+            for index, drip in enumerate(drips):
+                assert drip.conn.closed, (f"slowloris {index} ({style}) still open "
+                                          f"{time.monotonic() - drip.connected_at:.1f} s after its connect")
+                elapsed = drip.conn.eof_at - drip.connected_at
+                assert HEADER_S - 0.05 <= elapsed <= HEADER_S + LATE_S, \
+                    f"slowloris {index} closed {elapsed:.2f} s after its connect (header deadline {HEADER_S:g} s)"
+                response = one_response(bytes(drip.conn.received))
+                assert response is not None and response.status == 408 and announces_close(response), \
+                    f"slowloris {index} got {wire.escape(bytes(drip.conn.received))}, not one 408 with close"
+        finally:
+            for drip in drips:
+                drip.conn.close()
+        assert_fds_back(server, baseline, f"{ATTACKERS} slowloris connections ended")
+
+
+# --- SPEC §7.5, §7.5.1: a slowloris attack at the connection cap --------------------------------
+
+CAP = 50
+FRESH_P99_S = 0.100
+FRESH_MIN = 200
+
+
+def fresh_clients(target, until: float, interval_s: float, out: dict) -> None:
+    """New connections one after another until `until`: each sends GET / and waits for its
+    302; records the time from connect to the complete answer, and what went wrong."""
+    latencies, problems = out["latencies"], out["problems"]
+    while time.monotonic() < until and len(latencies) + len(problems) < 100_000:
+        began = time.monotonic()
+        try:
+            conn = wire.Connection.open(target.host, target.port, timeout=ANSWER_WAIT_S)
+        except OSError as error:
+            problems.append(f"connect: {error}")
+            continue
+        try:
+            sent = conn.send(ROOT, began + ANSWER_WAIT_S)
+            response = read_response(conn, began + ANSWER_WAIT_S)
+            if response is not None and response.status == 302:
+                latencies.append(time.monotonic() - began)
+            elif sent and response is None:
+                problems.append("a complete request went unanswered: " +
+                                ("closed" if conn.closed else "no answer") + f" after {time.monotonic() - began:.2f} s")
+            else:
+                problems.append(f"answered {wire.escape(response.raw) if response else 'nothing'} (sent: {sent})")
+        finally:
+            conn.close()
+        time.sleep(max(0.0, began + interval_s - time.monotonic()))
+
+
+@pytest.mark.scenario("slowloris at the cap")
+def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_argv, request):
+    """2 × cap slowloris connections (one octet every 0.25 s, reconnecting when closed) for the
+    attack's length; a fresh client every ~40 ms gets its 302 within 100 ms (p99)."""
+    seconds = request.config.getoption("--renard-attack-seconds")
+    flags = {**SHORT, "--max-connections": str(CAP)}
+    with started(request, base_argv, flags) as server:
+        target = server.target
+        baseline = baseline_fds(server)
+        head = [SLOW_HEAD[i:i + 1] for i in range(len(SLOW_HEAD))]
+        drips = [Drip(target, head, 0.25) for _ in range(2 * CAP)]
+        time.sleep(0.5)   # the cap is full of attackers before the first fresh client
+        start = time.monotonic()
+        end = start + seconds
+        fresh: dict = {"latencies": [], "problems": []}
+        interval = min(0.04, seconds / (FRESH_MIN * 1.25))
+        client = threading.Thread(target=fresh_clients, args=(target, end, interval, fresh), daemon=True)
+        reconnects = [0]
+
+        def tick(now):   # an attacker closed (evicted or 408) comes back after its drip interval
+            for index, drip in enumerate(drips):
+                if drip.conn.closed and now >= drip.next_at and reconnects[0] < 100_000:
+                    drip.conn.close()
+                    with contextlib.suppress(OSError):
+                        drips[index] = Drip(target, head, 0.25)
+                        reconnects[0] += 1
+            return False
+
+        client.start()
+        try:
+            while time.monotonic() < end:   # `drive` on the current set, re-registered each round
+                drive(list(drips), min(end, time.monotonic() + 0.5), tick)
+        finally:
+            client.join(ANSWER_WAIT_S + 1)
+            open_attackers = sum(not d.conn.closed for d in drips)
+            for drip in drips:
+                drip.conn.close()
+        latencies, problems = fresh["latencies"], fresh["problems"]
+        assert not problems, f"{len(problems)} fresh clients not served under attack, e.g. {problems[:3]}"
+        assert len(latencies) >= FRESH_MIN, f"only {len(latencies)} fresh requests in {seconds:g} s"
+        p99 = statistics.quantiles(latencies, n=100)[98]
+        assert p99 <= FRESH_P99_S, (
+            f"fresh clients under attack: p99 {p99 * 1000:.0f} ms over {len(latencies)} requests (bound "
+            f"{FRESH_P99_S * 1000:.0f} ms); median {statistics.median(latencies) * 1000:.1f} ms; "
+            f"{2 * CAP} attackers, {reconnects[0]} reconnections, {open_attackers} open at the end")
+        assert_fds_back(server, baseline, "the attack ended")
+
+
+# --- connection flood ---------------------------------------------------------------------------
+
+FLOOD_CAP = 1000
+
+
+def flood(target, count: int, within_s: float = 20.0) -> tuple[list[socket.socket], dict]:
+    """`count` non-blocking connects at once; returns the sockets and how their connects ended."""
+    family = socket.AF_INET6 if ":" in target.host else socket.AF_INET
+    socks, outcome = [], {"connected": 0, "refused": 0, "other": 0, "pending": 0}
+    selector = selectors.DefaultSelector()
+    try:
+        for _ in range(count):
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.setblocking(False)
+            socks.append(sock)
+            code = sock.connect_ex((target.host, target.port))
+            if code in (0, errno.EINPROGRESS):
+                selector.register(sock, selectors.EVENT_WRITE)
+            else:
+                outcome["refused" if code == errno.ECONNREFUSED else "other"] += 1
+        deadline = time.monotonic() + within_s
+        while selector.get_map() and time.monotonic() < deadline:
+            for key, _ in selector.select(0.2):
+                selector.unregister(key.fileobj)
+                code = key.fileobj.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                outcome["connected" if code == 0 else "refused" if code == errno.ECONNREFUSED else "other"] += 1
+        outcome["pending"] = len(selector.get_map())
+    finally:
+        selector.close()
+    return socks, outcome
+
+
+@pytest.mark.scenario("connection flood")
+def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_return(base_argv, request):
+    """min(10 000, our descriptor limit) connections at once against --max-connections 1000:
+    the server never holds more than the cap, serves a fresh client meanwhile, and when they are
+    released returns to its descriptors and (after a warm-up flood) its RSS within 10 %."""
+    count = min(10_000, raise_fd_limit() - 512)
+    assert count > FLOOD_CAP, f"the descriptor limit allows only {count} connections"
+    with started(request, base_argv, {**SHORT, "--max-connections": str(FLOOD_CAP)}) as server:
+        target = server.target
+        baseline = baseline_fds(server)
+        rss_baseline = None
+        for round_name in ("warm-up", "measured"):
+            socks, outcome = flood(target, count)
+            try:
+                held = server.fd_count()
+                assert held <= baseline + FLOOD_CAP + 8, \
+                    f"{held} descriptors during a flood of {count} (cap {FLOOD_CAP}, baseline {baseline})"
+                response = served_again(target, within_s=ANSWER_WAIT_S)
+                assert response is not None and response.status == 302, \
+                    f"a fresh client was not served during the {round_name} flood ({outcome})"
+                assert outcome["pending"] == 0, f"connects still pending 20 s into the flood: {outcome}"
+            finally:
+                for sock in socks:
+                    sock.close()
+            assert_fds_back(server, baseline, f"the {round_name} flood of {count} connections was released")
+            if rss_baseline is None:
+                time.sleep(0.5)
+                rss_baseline = server.rss_kib()
+        deadline = time.monotonic() + SETTLE_S
+        while server.rss_kib() > rss_baseline * RSS_SLACK and time.monotonic() < deadline:
+            time.sleep(0.2)
+        rss = server.rss_kib()
+        assert rss <= rss_baseline * RSS_SLACK, \
+            f"VmRSS {rss} KiB after a flood of {count}, {rss_baseline} KiB after the warm-up flood (+10 % allowed)"
+
+
+# --- slow reader: the output bound and the send deadline (SPEC §7.5) ---------------------------
+
+IDLE_S = 3.0
+SLOW_READER_BYTES = 20 * 1024 * 1024
+SLOW_READER_RSS_KIB = 32 * 1024      # over the baseline: generous; unbounded buffering is ~100 MiB
+
+
+@pytest.mark.scenario("slow reader")
+def test_slow_reader_is_stopped_bounded_closed_at_the_send_deadline_and_others_are_served(base_argv, request):
+    flags = {"--header-timeout": "2", "--idle-timeout": str(IDLE_S)}
+    with started(request, base_argv, flags) as server:
+        target = server.target
+        baseline = baseline_fds(server)
+        rss_before = server.rss_kib()
+        one = b"GET /?seed=slow HTTP/1.1\r\nHost: a\r\n\r\n"
+        payload = memoryview(one * (SLOW_READER_BYTES // len(one)))
+        sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.settimeout(CLOSE_WAIT_S)
+            sock.connect((target.host, target.port))
+            sock.setblocking(False)
+            offset, last_progress, began = 0, time.monotonic(), time.monotonic()
+            poller = selectors.DefaultSelector()
+            poller.register(sock, selectors.EVENT_WRITE)
+            while offset < len(payload) and time.monotonic() - last_progress < 1.0 and time.monotonic() < began + 30:
+                if poller.select(0.1):
+                    with contextlib.suppress(BlockingIOError, ConnectionError):
+                        sent = sock.send(payload[offset:offset + 65536])
+                        offset, last_progress = offset + sent, time.monotonic()
+            poller.close()
+            stalled_at = last_progress
+            assert offset < len(payload), "the server read 20 MiB of requests from a client that never reads"
+            rss = server.rss_kib()
+            assert rss <= rss_before + SLOW_READER_RSS_KIB, \
+                f"VmRSS {rss} KiB with a stalled reader ({offset} octets of requests sent), {rss_before} KiB before"
+            other = served_again(target, within_s=ANSWER_WAIT_S)
+            assert other is not None and other.status == 302, "another client was not served beside a stalled reader"
+            count = server.wait_fd_count(baseline, stalled_at + IDLE_S + LATE_S + 1.0 - time.monotonic())
+            assert count <= baseline, (f"the stalled reader was not closed {IDLE_S + LATE_S + 1.0:g} s after its "
+                                       f"last progress (--idle-timeout {IDLE_S:g}: the send deadline)")
+        finally:
+            sock.close()
+        assert server.running(), "the server exited"
+
+
+# --- idle, half-closed and reset connections --------------------------------------------------
+
+@pytest.mark.scenario("idle keep-alive")
+def test_idle_keep_alive_connections_are_closed_at_the_idle_timeout(base_argv, request):
+    with started(request, base_argv, {"--header-timeout": "2", "--idle-timeout": str(IDLE_S)}) as server:
+        baseline = baseline_fds(server)
+        conns, answered_at = [], []
+        try:
+            for _ in range(50):
+                conn = wire.Connection.open(server.target.host, server.target.port)
+                conns.append(conn)
+                response = ask(conn)
+                assert response is not None and response.status == 302, "a request was not answered"
+                answered_at.append(time.monotonic())
+            end = answered_at[-1] + IDLE_S + LATE_S
+            for conn in conns:
+                conn.wait_eof(end)
+            for index, (conn, at) in enumerate(zip(conns, answered_at)):
+                assert conn.closed, f"idle connection {index} still open {IDLE_S + LATE_S:g} s after its answer"
+                assert not conn.received, f"idle connection {index} got {wire.escape(bytes(conn.received))}"
+                assert conn.eof_at - at >= IDLE_S - 0.05, f"idle connection {index} closed {conn.eof_at - at:.2f} s early"
+        finally:
+            for conn in conns:
+                conn.close()
+        assert_fds_back(server, baseline, "50 idle connections timed out")
+
+
+HALF_HEAD = b"GET /?half HTTP/1.1\r\nHost: renard.test\r\nX-Half: "
+
+
+@pytest.mark.scenario("half-closed, reset")
+def test_half_closed_and_reset_connections_leave_nothing_behind(base_argv, request):
+    with started(request, base_argv, SHORT) as server:
+        target = server.target
+        baseline = baseline_fds(server)
+        shut = []
+        for request_bytes, answered in ((ROOT, True), (HALF_HEAD, False)):
+            for _ in range(30):   # the client shuts its side after a request (or half a head)
+                conn = wire.Connection.open(target.host, target.port)
+                conn.send(request_bytes, time.monotonic() + ANSWER_WAIT_S)
+                conn.sock.shutdown(socket.SHUT_WR)
+                shut.append((conn, answered))
+        for conn, answered in shut:
+            conn.wait_eof(time.monotonic() + HEADER_S + LATE_S + CLOSE_WAIT_S)
+            conn.close()
+            assert conn.closed, "a half-closed connection was never closed"
+            if answered:
+                response = one_response(bytes(conn.received))
+                assert response is not None and response.status == 302, \
+                    f"a request followed by a half-close got {wire.escape(bytes(conn.received))}"
+        for request_bytes in (HALF_HEAD, ROOT * 2000):   # reset mid-request, and mid-answer
+            for _ in range(30):
+                sock = socket.create_connection((target.host, target.port), timeout=CLOSE_WAIT_S)
+                with contextlib.suppress(OSError):
+                    sock.sendall(request_bytes)
+                reset(sock)
+        assert server.running(), f"the server exited (status {server.process.poll()}) after reset connections"
+        response = served_again(target)
+        assert response is not None and response.status == 302, "not served after half-closed and reset connections"
+        assert_fds_back(server, baseline, "half-closed and reset connections")
+
+
+# --- the drain under load (SPEC §7.6) -----------------------------------------------------------
+
+DRAIN_CLIENTS = 8
+
+
+def keep_asking(target, stop_at: float, tally: dict, lock: threading.Lock) -> None:
+    """Requests back to back on one keep-alive connection, honouring `Connection: close`: stops
+    at the answer that carries it, then checks that a new connection is refused."""
+    def count(key, detail=None):
+        with lock:
+            tally[key] += 1
+            if detail:
+                tally["details"].append(detail)
+
+    conn = wire.Connection.open(target.host, target.port)
+    try:
+        while time.monotonic() < stop_at:
+            if not conn.send(ROOT, time.monotonic() + ANSWER_WAIT_S):
+                count("bare_close" if conn.closed and not conn.received else "send_failed", conn.send_failed)
+                return
+            response = read_response(conn, time.monotonic() + ANSWER_WAIT_S)
+            if response is None:
+                if not conn.closed:
+                    count("hung")
+                elif conn.received:
+                    count("truncated", wire.escape(bytes(conn.received)))
+                else:
+                    count("bare_close")
+                return
+            count("answered")
+            if announces_close(response):
+                count("told")
+                conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
+                if not conn.closed:
+                    count("hung")
+                try:
+                    late = wire.Connection.open(target.host, target.port, timeout=CLOSE_WAIT_S)
+                except OSError:
+                    count("refused")
+                else:
+                    late.send(ROOT, time.monotonic() + CLOSE_WAIT_S)
+                    late.wait_eof(time.monotonic() + CLOSE_WAIT_S)
+                    count("refused" if late.closed and not late.received else "late_served")
+                    late.close()
+                return
+    finally:
+        conn.close()
+
+
+@pytest.mark.scenario("drain under load")
+def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window(base_argv, request):
+    window = 1.0
+    flags = {**SHORT, "--drain-timeout": str(window)}
+    with started(request, base_argv, flags) as server:
+        tally = {key: 0 for key in ("answered", "told", "refused", "late_served", "truncated",
+                                    "bare_close", "send_failed", "hung")}
+        tally["details"] = []
+        lock = threading.Lock()
+        stop_at = time.monotonic() + 15
+        clients = [threading.Thread(target=keep_asking, args=(server.target, stop_at, tally, lock), daemon=True)
+                   for _ in range(DRAIN_CLIENTS)]
+        for client in clients:
+            client.start()
+        time.sleep(1.0)
+        with lock:
+            before = tally["answered"]
+        signalled_at = time.monotonic()
+        server.signal(signal.SIGTERM)
+        status = server.wait(window + 1.0 + 0.5)
+        exited_after = time.monotonic() - signalled_at
+        for client in clients:
+            client.join(max(0.1, stop_at - time.monotonic()))
+        assert before >= DRAIN_CLIENTS, f"only {before} requests answered before the signal: no load"
+        summary = {k: v for k, v in tally.items() if k != "details"}
+        assert tally["truncated"] == 0 and tally["bare_close"] == 0 and tally["send_failed"] == 0, \
+            f"requests lost through SIGTERM: {summary}; e.g. {tally['details'][:3]}"
+        assert tally["hung"] == 0, f"connections left hanging through SIGTERM: {summary}"
+        assert tally["told"] == DRAIN_CLIENTS, f"not every client was told `Connection: close`: {summary}"
+        assert tally["late_served"] == 0, f"a new connection was served after the signal: {summary}"
+        assert status == 0, (f"exit status {status} {exited_after:.2f} s after SIGTERM (None: still running; "
+                             f"window {window:g} s + 1 s)")
+
+
+# --- soak ----------------------------------------------------------------------------------------
+
+WRK_ERRORS_RE = re.compile(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)")
+WRK_NON_3XX_RE = re.compile(r"Non-2xx or 3xx responses: (\d+)")
+WRK_REQUESTS_RE = re.compile(r"(\d+) requests in")
+
+
+def wrk(url: str, seconds: float, connections: int = 50) -> tuple[int, str]:
+    """Runs wrk (one thread) for `seconds`; (requests, problems found in its report or "")."""
+    argv = ["wrk", "-t1", f"-c{connections}", f"-d{max(1, round(seconds))}s", "--timeout", "2s", url]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60, stdin=subprocess.DEVNULL)
+    output = done.stdout + done.stderr
+    requests = WRK_REQUESTS_RE.search(output)
+    problems = []
+    if done.returncode != 0 or not requests:
+        problems.append(f"wrk exit {done.returncode}: {output[-300:]}")
+    errors = WRK_ERRORS_RE.search(output)
+    if errors and any(int(n) for n in errors.groups()):
+        problems.append(errors.group(0))
+    non_3xx = WRK_NON_3XX_RE.search(output)
+    if non_3xx and int(non_3xx.group(1)):
+        problems.append(non_3xx.group(0))
+    return (int(requests.group(1)) if requests else 0), "; ".join(problems)
+
+
+@pytest.mark.scenario("soak")
+def test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors(base_argv, request):
+    seconds = request.config.getoption("--renard-soak-seconds")
+    if shutil.which("wrk") is None:
+        pytest.skip("wrk is not on PATH (scripts/deps test installs it)")
+    with started(request, base_argv, {"--header-timeout": "2", "--idle-timeout": "60"}) as server:
+        baseline = baseline_fds(server)
+        url = f"http://{server.target.host}:{server.target.port}/"
+        requests, problems = wrk(url, 3)
+        assert not problems, f"warm-up: {problems}"
+        warm = server.rss_kib()
+        requests, problems = wrk(url, seconds)
+        end = server.rss_kib()
+        assert not problems, f"{seconds:g} s of wrk (50 connections): {problems}"
+        assert requests > 0
+        assert end <= warm * RSS_SLACK, \
+            f"VmRSS {end} KiB after {seconds:g} s of wrk ({requests} requests), {warm} KiB after the warm-up"
+        assert_fds_back(server, baseline, f"{seconds:g} s of wrk")
+
+
+# --- hostile bytes -------------------------------------------------------------------------------
+
+REQUEST = b"GET /?seed=x HTTP/1.1\r\nHost: a\r\n\r\n"
+H2_PREFACE_SETTINGS = (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+                       b"\x00\x00\x0c\x04\x00\x00\x00\x00\x00"          # SETTINGS, 12 octets, stream 0
+                       b"\x00\x03\x00\x00\x00\x64\x00\x04\x00\x00\xff\xff")
+TLS_CLIENT_HELLO = bytes.fromhex(
+    "160301005a010000560303" + "11" * 32 + "00" + "0004130113020100" + "0029"
+    "0000000e000c0000096c6f63616c686f7374000a00080006001d00170018000d000400020403002b0003020304")
+ERROR_STATUSES = {400, 414, 431, 501, 505}
+
+
+def hostile_cases() -> list:
+    rng = random.Random(7)
+    cases = [
+        ("http2-preface-with-settings", H2_PREFACE_SETTINGS, {505}),
+        ("tls-client-hello", TLS_CLIENT_HELLO, {400}),
+        ("1-mib-random", rng.randbytes(1 << 20), ERROR_STATUSES),
+        ("1-mib-header", b"GET / HTTP/1.1\r\nHost: a\r\nX-Big: " + b"a" * (1 << 20) + b"\r\n\r\n", {431}),
+        ("request-line-of-8-kib-of-slash", b"GET " + b"/" * 8192 + b" HTTP/1.1\r\nHost: a\r\n\r\n", {414}),
+    ]
+    return [pytest.param(payload, statuses, id=name) for name, payload, statuses in cases]
+
+
+def sent_and_closed(target, payload: bytes) -> wire.Connection:
+    """payload sent (the server may close before it is all sent), then read until EOF."""
+    conn = wire.Connection.open(target.host, target.port)
+    conn.send(payload, time.monotonic() + ANSWER_WAIT_S)
+    conn.wait_eof(time.monotonic() + CLOSE_WAIT_S + 2)
+    conn.close()
+    return conn
+
+
+@pytest.fixture(scope="module")
+def hostile_server(base_argv, request):
+    """One server for the hostile-bytes tests; checked after each for life, memory and leaks."""
+    with started(request, base_argv, SHORT) as server:
+        server.baseline_fds = baseline_fds(server)
+        server.baseline_rss = server.rss_kib()
+        yield server
+
+
+def assert_unharmed(server) -> None:
+    assert server.running(), f"the server exited (status {server.process.poll()})"
+    response = served_again(server.target, within_s=ANSWER_WAIT_S)
+    assert response is not None and response.status == 302, "not served after hostile bytes"
+    rss = server.rss_kib()
+    assert rss <= server.baseline_rss + 32 * 1024, f"VmRSS {rss} KiB, {server.baseline_rss} KiB at start"
+    assert_fds_back(server, server.baseline_fds, "hostile bytes")
+
+
+@pytest.mark.scenario("hostile bytes")
+@pytest.mark.parametrize("payload, statuses", hostile_cases())
+def test_hostile_bytes_get_the_spec_status_and_a_close(hostile_server, payload, statuses):
+    conn = sent_and_closed(hostile_server.target, payload)
+    response = one_response(bytes(conn.received))
+    assert conn.closed, f"still open {CLOSE_WAIT_S + 2:g} s after the bytes: {wire.escape(bytes(conn.received))}"
+    assert response is not None and response.status in statuses and announces_close(response), \
+        f"expected one response {sorted(statuses)} with Connection: close, got {wire.escape(bytes(conn.received))}"
+    assert_unharmed(hostile_server)
+
+
+@pytest.mark.scenario("hostile bytes")
+def test_hostile_request_line_of_exactly_8192_octets_is_routed(hostile_server):
+    line = b"GET /" + b"/" * (8192 - len(b"GET / HTTP/1.1")) + b" HTTP/1.1"
+    assert len(line) == 8192
+    conn = wire.Connection.open(hostile_server.target.host, hostile_server.target.port)
+    try:
+        response = ask(conn, line + b"\r\nHost: a\r\n\r\n")
+        assert response is not None and response.status == 404, "an 8192-octet request line is served (404)"
+    finally:
+        conn.close()
+
+
+@pytest.mark.scenario("hostile bytes")
+@pytest.mark.parametrize("octet", [b"\x00", b"\r"], ids=["NUL", "bare-CR"])
+@pytest.mark.parametrize("how", ["inserted", "replacing"])
+def test_hostile_octet_at_every_position_of_a_request_is_400_and_close(hostile_server, octet, how):
+    """NUL or a bare CR at each position of a request head: always 400 and close (SPEC §5)."""
+    wrong = []
+    for position in range(len(REQUEST)):
+        tail = REQUEST[position:] if how == "inserted" else REQUEST[position + 1:]
+        if how == "replacing" and REQUEST[position:position + 1] == octet:
+            continue
+        variant = REQUEST[:position] + octet + tail
+        conn = sent_and_closed(hostile_server.target, variant)
+        response = one_response(bytes(conn.received))
+        if not (conn.closed and response is not None and response.status == 400 and announces_close(response)):
+            wrong.append(f"{wire.escape(variant)} -> {wire.escape(bytes(conn.received))} (closed: {conn.closed})")
+    assert not wrong, f"{len(wrong)} positions not answered 400 and closed, e.g. {wrong[:3]}"
+    assert_unharmed(hostile_server)
+
+
+@pytest.mark.scenario("hostile bytes")
+def test_hostile_pipeline_100000_deep_sent_at_once_is_answered_in_full(hostile_server):
+    depth = 100_000
+    conn = wire.Connection.open(hostile_server.target.host, hostile_server.target.port)
+    try:
+        began = time.monotonic()
+        assert conn.send(ROOT * depth, began + 60), f"sending the pipeline: {conn.send_failed}"
+        marker = b"HTTP/1.1 302 Found\r\n"
+        counted = 0
+        while counted < depth and time.monotonic() < began + 60 and not conn.closed:
+            counted += conn.received.count(marker)
+            del conn.received[:max(0, len(conn.received) - len(marker) + 1)]   # a kept tail holds no marker
+            conn.pump(0.5)
+        counted += conn.received.count(marker)
+        assert counted == depth, f"{counted} answers to {depth} pipelined requests (closed: {conn.closed})"
+        assert not conn.closed, "closed after answering a deep pipeline"
+    finally:
+        conn.close()
+    assert_unharmed(hostile_server)
