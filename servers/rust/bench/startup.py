@@ -1,20 +1,48 @@
-"""Time from exec to the first 302: spawn, poll-connect every 0.5 ms, GET /, read. Median of 10."""
-import os, socket, subprocess, sys, time, statistics
-binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bin', 'renard')
-times = []
-for i in range(10):
-    port = 21300 + i
-    t0 = time.perf_counter()
-    p = subprocess.Popen(['taskset', '-c', '0', binary, '--listen', f'127.0.0.1:{port}', '--threads', '1'], stderr=subprocess.DEVNULL)
-    while True:
-        try:
-            s = socket.create_connection(('127.0.0.1', port), timeout=1); break
-        except ConnectionRefusedError:
-            time.sleep(0.0005)
-    s.sendall(b'GET / HTTP/1.1\r\nHost: a\r\n\r\n')
-    data = s.recv(4096)
-    t1 = time.perf_counter()
-    assert data.startswith(b'HTTP/1.1 302'), data
-    times.append((t1 - t0) * 1000)
-    s.close(); p.terminate(); p.wait()
-print('ms:', ' '.join(f'{t:.1f}' for t in times), '| median %.1f' % statistics.median(times))
+"""Time from exec to the first 302: spawn, poll-connect every 0.5 ms, GET /, read. Median of 10.
+
+Run from servers/rust with the project's virtualenv (it has the runner's launcher):
+    ../../.venv/bin/python bench/startup.py [PROGRAM]
+"""
+
+import socket
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from renard_conformance.launcher import ServerProcess, free_port
+
+RUNS = 10
+RENARD = Path(__file__).resolve().parents[1] / "bin" / "renard"
+
+
+def first_answer_ms(program: str) -> float:
+    """Exec to the first 302, in milliseconds (ready = the port accepts, polled every 0.5 ms)."""
+    port = free_port()
+    server = ServerProcess(["taskset", "-c", "0", program, "--listen", f"127.0.0.1:{port}", "--threads", "1"],
+                           ready="port", port=port).start()
+    try:
+        while True:
+            try:
+                s = socket.create_connection(("127.0.0.1", port), timeout=1)
+                break
+            except ConnectionRefusedError:
+                time.sleep(0.0005)
+        with s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            data = s.recv(4096)
+        elapsed = (time.perf_counter() - server.started_at) * 1000
+        assert data.startswith(b"HTTP/1.1 302"), data
+        return elapsed
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    program = sys.argv[1] if len(sys.argv) > 1 else str(RENARD)
+    times = [first_answer_ms(program) for _ in range(RUNS)]
+    print("ms:", " ".join(f"{t:.1f}" for t in times), "| median %.1f" % statistics.median(times))
+
+
+if __name__ == "__main__":
+    main()
