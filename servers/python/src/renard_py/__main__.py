@@ -5,6 +5,7 @@ process reaches every worker (SPEC §7.6), and it exits 0 once they have drained
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import os
@@ -50,10 +51,8 @@ def main() -> None:
 
     def forward() -> None:
         for pid in children:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
 
     worker = serve(config, listeners, 0, counter, forward)
     reap(children, (worker.drain_ends or time.monotonic()) + 0.95)
@@ -115,10 +114,8 @@ def reap(children: list[int], deadline: float) -> None:
 
 def die_with_parent() -> None:
     """A forked worker gets SIGTERM (and drains) if the first process dies (Linux)."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def raise_descriptor_limit() -> None:

@@ -21,7 +21,7 @@ Answers GET / with a 302 redirect to TEMPLATE with {n} replaced by k in 1..N
   --listen HOST:PORT       RENARD_LISTEN           default 127.0.0.1:8080 (IPv6: [ADDR]:PORT)
   --count N                RENARD_COUNT            default 21 (1 to 1000000)
   --location TEMPLATE      RENARD_LOCATION         default https://avatar.example.org/Renard-{n}.png
-  --threads N              RENARD_THREADS          default: CPUs available (1 to 1024 worker processes)
+  --threads N              RENARD_THREADS          default: CPUs available (1 to 1024 processes)
   --header-timeout S       RENARD_HEADER_TIMEOUT   default 10 (seconds, > 0, <= 86400)
   --idle-timeout S         RENARD_IDLE_TIMEOUT     default 60 (seconds, > 0, <= 86400)
   --max-connections N      RENARD_MAX_CONNECTIONS  default 10000 (1 to 1000000)

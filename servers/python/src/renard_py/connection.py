@@ -10,6 +10,7 @@ never early, SPEC §7.5).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
 from time import monotonic
@@ -60,10 +61,8 @@ class Connection(asyncio.Protocol):
         self.head_started = self.last_progress = now
         sock = transport.get_extra_info("socket")
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            except OSError:
-                pass
         transport.set_write_buffer_limits(high=OUTPUT_BOUND - self.worker.max_response)
         self.worker.opened(self)
 

@@ -21,7 +21,8 @@ MAX_REQUEST_LINE = 8192       # request line without its line end
 MAX_FIELD_SECTION = 16384     # from after the request line's end to the empty line included
 MAX_FIELD_LINES = 100
 
-# The three outcomes of `parse`: (COMPLETE, Request, end), (PARTIAL, None, drop), (ERROR, status, 0).
+# The three outcomes of `parse`:
+# (COMPLETE, Request, end), (PARTIAL, None, drop), (ERROR, status, 0).
 COMPLETE, PARTIAL, ERROR = 0, 1, 2
 
 # Routes (SPEC §2); a Request is the tuple
