@@ -7,9 +7,13 @@ import pytest
 from arena.bench import Plan, wrk_argv, wrk_script
 from arena.model import MODES, Config, Sample
 
-WRK = {"requests": 1000, "duration_us": 2_000_000, "bytes": 0,
-       "latency_us": {"p50": 10, "p90": 20, "p99": 30, "max": 40, "mean": 12.0},
-       "errors": {"connect": 1, "read": 2, "write": 3, "timeout": 4, "status": 5}}
+WRK = {
+    "requests": 1000,
+    "duration_us": 2_000_000,
+    "bytes": 0,
+    "latency_us": {"p50": 10, "p90": 20, "p99": 30, "max": 40, "mean": 12.0},
+    "errors": {"connect": 1, "read": 2, "write": 3, "timeout": 4, "status": 5},
+}
 
 
 def sample(client_cpu_s: float, server_cpu_s: float, mode: str = "keepalive", cpu_limit: float = 1.0) -> Sample:
@@ -23,12 +27,15 @@ def test_sample_derives_rate_cpu_per_request_and_shares():
     assert s.errors == {"connect": 1, "read": 2, "write": 3, "timeout": 4} and s.non_3xx == 5
 
 
-@pytest.mark.parametrize("client,server,bound", [
-    (1.9, 1.0, True),    # wrk 95% busy, server 50%: the run measured wrk
-    (1.9, 1.9, False),   # both saturated
-    (1.0, 1.0, False),   # neither saturated
-    (1.8, 1.79, True),   # exactly 90% counts as busy
-])
+@pytest.mark.parametrize(
+    "client,server,bound",
+    [
+        (1.9, 1.0, True),  # wrk 95% busy, server 50%: the run measured wrk
+        (1.9, 1.9, False),  # both saturated
+        (1.0, 1.0, False),  # neither saturated
+        (1.8, 1.79, True),  # exactly 90% counts as busy
+    ],
+)
 def test_client_bound_when_wrk_core_busy_and_server_not(client, server, bound):
     assert sample(client, server).client_bound is bound
 

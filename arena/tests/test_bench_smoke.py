@@ -32,8 +32,12 @@ def entry_or_skip(name: str):
 @pytest.mark.parametrize("name", ["rust", "nginx-lua"])
 def test_quick_bench_writes_a_sane_run(tmp_path, name):
     entry = entry_or_skip(name)
-    p = subprocess.run([sys.executable, "-m", "arena.cli", "--repo", str(REPO), "bench", name, "--quick",
-                        "--results", str(tmp_path)], capture_output=True, text=True, timeout=900)
+    p = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "--repo", str(REPO), "bench", name, "--quick", "--results", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if "build failed" in p.stdout + p.stderr:
         pytest.skip(f"{name} does not build here:\n{p.stdout[-2000:]}")
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]

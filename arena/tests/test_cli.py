@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_entries import GOOD, write
 
 
@@ -19,22 +18,27 @@ def repo(tmp_path: Path) -> Path:
     (tmp_path / "spec").mkdir()
     (tmp_path / "spec" / "SPEC.md").write_text("spec")
     write(tmp_path / "servers" / "demo", GOOD)
-    write(tmp_path / "peers" / "gone", GOOD.replace('"demo"', '"gone"').replace('"ours"', '"peer"')
-          .replace('["sh"]', '["no-such-tool-xyz"]'))
+    write(
+        tmp_path / "peers" / "gone",
+        GOOD.replace('"demo"', '"gone"').replace('"ours"', '"peer"').replace('["sh"]', '["no-such-tool-xyz"]'),
+    )
     return tmp_path
 
 
-@pytest.mark.parametrize("args,flag", [
-    (["bench", "--duration", "0"], "--duration"),
-    (["bench", "--server-cpus", "zero"], "--server-cpus"),
-    (["bench", "--client-cpus", "999"], "--client-cpus"),
-    (["bench", "--modes", "keepalive,turbo"], "--modes"),
-    (["run", "demo", "--count", "0"], "--count"),
-    (["run", "demo", "--listen", "localhost:80"], "--listen"),
-    (["run", "demo", "--location", "https://x/"], "--location"),
-    (["build", "nope"], "ENTRY"),
-    (["bench", "--frobnicate"], "--frobnicate"),
-])
+@pytest.mark.parametrize(
+    "args,flag",
+    [
+        (["bench", "--duration", "0"], "--duration"),
+        (["bench", "--server-cpus", "zero"], "--server-cpus"),
+        (["bench", "--client-cpus", "999"], "--client-cpus"),
+        (["bench", "--modes", "keepalive,turbo"], "--modes"),
+        (["run", "demo", "--count", "0"], "--count"),
+        (["run", "demo", "--listen", "localhost:80"], "--listen"),
+        (["run", "demo", "--location", "https://x/"], "--location"),
+        (["build", "nope"], "ENTRY"),
+        (["bench", "--frobnicate"], "--frobnicate"),
+    ],
+)
 def test_bad_input_is_one_line_naming_the_flag_and_exit_2(repo, args, flag):
     p = arena("--repo", str(repo), *args)
     assert p.returncode == 2, p.stderr
@@ -48,7 +52,7 @@ def test_list_shows_unavailable_entry_with_reason(repo):
 
 
 def test_broken_manifest_is_an_error_naming_file_and_key(repo):
-    write(repo / "servers" / "demo", GOOD + 'oops = 1\n')
+    write(repo / "servers" / "demo", GOOD + "oops = 1\n")
     p = arena("--repo", str(repo), "list")
     assert p.returncode == 1 and "servers/demo/entry.toml" in p.stderr and "oops" in p.stderr
 

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.build import build, needs_build
-from arena.entries import (ManifestError, artifact_bytes, discover, load_manifest, render_config,
-                           render_run, select)
+from arena.entries import ManifestError, artifact_bytes, discover, load_manifest, render_config, render_run, select
 
 GOOD = """
 [[entry]]
@@ -69,20 +68,23 @@ def test_two_entries_share_a_folder_and_build(tmp_path):
     assert entries[0].folder == entries[1].folder and entries[0].build == entries[1].build
 
 
-@pytest.mark.parametrize("old,new,key", [
-    ('version = "echo demo 1.0"', 'version = "x"\ncolour = "red"', "entry[0].colour"),   # unknown key
-    ('language = "C"\n', "", "entry[0].language"),                                       # missing key
-    ('requires = ["sh"]', 'requires = "sh"', "entry[0].requires"),                       # not a list
-    ('build = ["echo built > out.bin"]', "build = [1]", "entry[0].build"),              # not strings
-    ('name = "demo"', 'name = "Demo_1"', "entry[0].name"),                              # bad name
-    ('kind = "ours"', 'kind = "mine"', "entry[0].kind"),                                 # bad kind
-    ('command = "./out.bin"\n', "", "entry[0].command"),                                # ours names its program
-    ('version = "echo demo 1.0"', 'version = "x"\ntest = "make check"', "entry[0].test"),  # not a list
-    ('version = "echo demo 1.0"', 'version = "v"\nready = "soon"', "entry[0].ready"),   # bad ready
-    ("--threads {threads}", "--threads {cores}", "entry[0].run"),                        # unknown placeholder
-    ('description = "a demo entry"', 'description = ""', "entry[0].description"),       # empty string
-    ('version = "echo demo 1.0"', 'version = "v"\nconfig = "nope.in"', "entry[0].config"),  # no such file
-])
+@pytest.mark.parametrize(
+    "old,new,key",
+    [
+        ('version = "echo demo 1.0"', 'version = "x"\ncolour = "red"', "entry[0].colour"),  # unknown key
+        ('language = "C"\n', "", "entry[0].language"),  # missing key
+        ('requires = ["sh"]', 'requires = "sh"', "entry[0].requires"),  # not a list
+        ('build = ["echo built > out.bin"]', "build = [1]", "entry[0].build"),  # not strings
+        ('name = "demo"', 'name = "Demo_1"', "entry[0].name"),  # bad name
+        ('kind = "ours"', 'kind = "mine"', "entry[0].kind"),  # bad kind
+        ('command = "./out.bin"\n', "", "entry[0].command"),  # ours names its program
+        ('version = "echo demo 1.0"', 'version = "x"\ntest = "make check"', "entry[0].test"),  # not a list
+        ('version = "echo demo 1.0"', 'version = "v"\nready = "soon"', "entry[0].ready"),  # bad ready
+        ("--threads {threads}", "--threads {cores}", "entry[0].run"),  # unknown placeholder
+        ('description = "a demo entry"', 'description = ""', "entry[0].description"),  # empty string
+        ('version = "echo demo 1.0"', 'version = "v"\nconfig = "nope.in"', "entry[0].config"),  # no such file
+    ],
+)
 def test_broken_manifest_names_file_and_key(tmp_path, old, new, key):
     assert broken(tmp_path, old, new).key == key
 
@@ -140,13 +142,24 @@ def test_select_keeps_order_and_rejects_unknown_names(tmp_path):
 def test_run_placeholders_render_verbatim_one_word_each(tmp_path):
     (e,) = load_manifest(write(tmp_path / "demo", GOOD))
     values = {"listen": "[::1]:80", "count": "7", "location": "https://x/a b'\"{n}.png", "threads": "1"}
-    assert render_run(e, values) == ["./out.bin", "--listen", "[::1]:80", "--count", "7",
-                                     "--location", "https://x/a b'\"{n}.png", "--threads", "1"]
+    assert render_run(e, values) == [
+        "./out.bin",
+        "--listen",
+        "[::1]:80",
+        "--count",
+        "7",
+        "--location",
+        "https://x/a b'\"{n}.png",
+        "--threads",
+        "1",
+    ]
 
 
 def test_config_template_renders_doubled_placeholders_and_keeps_single_braces(tmp_path):
     write(tmp_path / "e", "events { } listen {{listen}}; n {{count}}; loc [[{{location}}]];", "app.conf.in")
-    (e,) = load_manifest(write(tmp_path / "e", GOOD.replace('version = "echo demo 1.0"', 'version = "v"\nconfig = "app.conf.in"')))
+    (e,) = load_manifest(
+        write(tmp_path / "e", GOOD.replace('version = "echo demo 1.0"', 'version = "v"\nconfig = "app.conf.in"'))
+    )
     text = render_config(e, {"listen": "127.0.0.1:9", "count": "21", "location": "https://x/{n}.png"})
     assert text == "events { } listen 127.0.0.1:9; n 21; loc [[https://x/{n}.png]];"
 
@@ -162,13 +175,13 @@ def test_artifact_bytes_sums_files_and_dirs_and_is_none_when_missing(tmp_path):
 
 def test_build_runs_commands_and_needs_build_follows_sources(tmp_path):
     (e,) = load_manifest(write(tmp_path / "demo", GOOD))
-    assert needs_build(e)                      # artifact missing
+    assert needs_build(e)  # artifact missing
     result = build(e, tmp_path / "logs")
     assert result.ok and (tmp_path / "demo" / "out.bin").exists()
-    assert not needs_build(e)                  # artifact newer than every source
+    assert not needs_build(e)  # artifact newer than every source
     later = time.time() + 5
     os.utime(tmp_path / "demo" / "entry.toml", (later, later))
-    assert needs_build(e)                      # a source changed since
+    assert needs_build(e)  # a source changed since
 
 
 def test_failing_build_reports_command_and_log_tail(tmp_path):

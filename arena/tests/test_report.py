@@ -60,8 +60,9 @@ def malicious(run: dict) -> dict:
     run = copy.deepcopy(run)
     for entry in run["entries"]:
         if entry["name"] == "java-seed":
-            entry.update(name=MALICIOUS_NAME, description=MALICIOUS_TEXT, language=MALICIOUS_TEXT,
-                         version=MALICIOUS_TEXT)
+            entry.update(
+                name=MALICIOUS_NAME, description=MALICIOUS_TEXT, language=MALICIOUS_TEXT, version=MALICIOUS_TEXT
+            )
         if entry["name"] == "zig":
             entry["reason"] = MALICIOUS_TEXT
     for sample in run["samples"]:
@@ -73,11 +74,15 @@ def malicious(run: dict) -> dict:
 
 # ranking and ratios
 
-@pytest.mark.parametrize("mode, order", [
-    ("keepalive", ["rust", "nginx-lua", "java-seed", "zig"]),
-    ("pipeline16", ["rust", "nginx-lua", "java-seed", "zig"]),
-    ("close", ["nginx-lua", "rust", "java-seed", "zig"]),
-])
+
+@pytest.mark.parametrize(
+    "mode, order",
+    [
+        ("keepalive", ["rust", "nginx-lua", "java-seed", "zig"]),
+        ("pipeline16", ["rust", "nginx-lua", "java-seed", "zig"]),
+        ("close", ["nginx-lua", "rust", "java-seed", "zig"]),
+    ],
+)
 def test_ranked_by_rps_median_descending_unavailable_last(run, mode, order):
     assert [row.entry.name for row in ranked_table(run, mode)] == order
 
@@ -119,10 +124,13 @@ def test_client_bound_sample_is_kept_counted_and_named_as_the_rank_basis(run):
     assert rust.basis == "requests/s, client-bound in 1 of 3 (wrk's limit)"
 
 
-@pytest.mark.parametrize("reference, words", [
-    ("varnish", "the reference varnish is absent from this run: no ratios are shown"),
-    ("zig", "the reference zig is unavailable (requires `zig` on PATH): no ratios are shown"),
-])
+@pytest.mark.parametrize(
+    "reference, words",
+    [
+        ("varnish", "the reference varnish is absent from this run: no ratios are shown"),
+        ("zig", "the reference zig is unavailable (requires `zig` on PATH): no ratios are shown"),
+    ],
+)
 def test_missing_reference_shows_no_ratio_and_says_why(run, reference, words):
     rows = ranked_table(run, "keepalive", reference)
     assert [row.ratio for row in rows] == [None] * 4
@@ -151,14 +159,32 @@ def capped(run: dict) -> dict:
     """The run with keepalive-capped samples at a 50% quota."""
     run["config"].update(modes=[*run["config"]["modes"], "keepalive-capped"], cpu_quota=0.5)
     for s in [s for s in run["samples"] if s["mode"] == "keepalive"]:
-        run["samples"].append(dict(s, mode="keepalive-capped", rps=CAPPED_RPS[s["entry"]],
-                                   cpu_us_per_req=CAPPED_CPU[s["entry"]], client_bound=False))
+        run["samples"].append(
+            dict(
+                s,
+                mode="keepalive-capped",
+                rps=CAPPED_RPS[s["entry"]],
+                cpu_us_per_req=CAPPED_CPU[s["entry"]],
+                client_bound=False,
+            )
+        )
     return run
 
 
 def with_floor(run: dict) -> dict:
-    run["entries"].append({"name": "floor", "language": "C", "kind": "floor", "available": True, "reason": None,
-                           "version": "floor", "artifact_bytes": 16000, "startup_ms": [1.0], "verify": None})
+    run["entries"].append(
+        {
+            "name": "floor",
+            "language": "C",
+            "kind": "floor",
+            "available": True,
+            "reason": None,
+            "version": "floor",
+            "artifact_bytes": 16000,
+            "startup_ms": [1.0],
+            "verify": None,
+        }
+    )
     for s in [s for s in run["samples"] if s["entry"] == "rust"]:
         run["samples"].append(dict(s, entry="floor", rps=s["rps"] * 1.25))
     return run
@@ -195,7 +221,12 @@ def test_without_a_cgroup_every_ranking_rests_on_efficiency_and_says_so_once(run
 
 def test_every_row_shows_its_ratio_to_the_floor_which_is_not_ranked(run):
     rows = ranked_table(with_floor(run), "keepalive")
-    assert [(r.entry.name, r.rank) for r in rows][:4] == [("rust", 1), ("nginx-lua", 2), ("java-seed", 3), ("floor", None)]
+    assert [(r.entry.name, r.rank) for r in rows][:4] == [
+        ("rust", 1),
+        ("nginx-lua", 2),
+        ("java-seed", 3),
+        ("floor", None),
+    ]
     assert by_entry(rows)["rust"].of_floor == pytest.approx(1 / 1.25)
     md = render_markdown(run)
     assert "| – | floor | C | floor | 187,500 (185,000–190,000) | 1.37× (1.32–1.46) | floor |" in md
@@ -203,6 +234,7 @@ def test_every_row_shows_its_ratio_to_the_floor_which_is_not_ranked(run):
 
 
 # warnings
+
 
 def test_warnings_in_plain_words(run):
     assert warnings(run) == [
@@ -229,6 +261,7 @@ def test_tool_versions_that_name_their_tool_are_not_doubled(run):
 
 # markdown
 
+
 def test_markdown_title_machine_and_method(run):
     md = render_markdown(run)
     assert md.startswith("# renard arena: run 20261122-001500, 2026-11-22 00:15 UTC\n")
@@ -243,18 +276,21 @@ def test_markdown_has_one_ranked_table_per_mode(run):
     assert md.count("| # | entry | language | kind | requests/s median (min–max) | vs nginx-lua | of floor |") == 3
 
 
-@pytest.mark.parametrize("line", [
-    "| 1 | rust | Rust | ours | 150,000 (148,000–152,000) | 1.09× (1.06–1.17) | – | 476,190 | 2.10 (2.00–2.20) "
-    "| 310 / 920 | 1.9 MB | 1.5 MB | 1 of 3 | requests/s, client-bound in 1 of 3 (wrk's limit) |",
-    "| 1 | rust | Rust | ours | 1,700,000 (1,650,000–1,750,000) | 12.23× (11.70–12.96) | – | 2,222,222 | 0.45 (0.44–0.47) "
-    "| – / – |",
-    "| 2 | nginx-lua | Lua (nginx) | peer | 137,000 (130,000–140,000) | reference |",
-    "| 2 | rust | Rust | ours | 30,000 (28,000–33,000) | 0.97× (0.88–1.22) not significant |",
-    "| – | zig | Zig | ours | unavailable: requires `zig` on PATH |",
-    "| rust | 612 kB | 3.1 (2.9–3.4) | 2.0 MB (1.9 MB–2.0 MB) | 1.6 MB (1.5 MB–1.6 MB) |",
-    "| java-seed | 60 | 8 | 2 |",
-    "| zig | not verified |  |  |",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "| 1 | rust | Rust | ours | 150,000 (148,000–152,000) | 1.09× (1.06–1.17) | – | 476,190 | 2.10 (2.00–2.20) "
+        "| 310 / 920 | 1.9 MB | 1.5 MB | 1 of 3 | requests/s, client-bound in 1 of 3 (wrk's limit) |",
+        "| 1 | rust | Rust | ours | 1,700,000 (1,650,000–1,750,000) | 12.23× (11.70–12.96) | – | 2,222,222 "
+        "| 0.45 (0.44–0.47) | – / – |",
+        "| 2 | nginx-lua | Lua (nginx) | peer | 137,000 (130,000–140,000) | reference |",
+        "| 2 | rust | Rust | ours | 30,000 (28,000–33,000) | 0.97× (0.88–1.22) not significant |",
+        "| – | zig | Zig | ours | unavailable: requires `zig` on PATH |",
+        "| rust | 612 kB | 3.1 (2.9–3.4) | 2.0 MB (1.9 MB–2.0 MB) | 1.6 MB (1.5 MB–1.6 MB) |",
+        "| java-seed | 60 | 8 | 2 |",
+        "| zig | not verified |  |  |",
+    ],
+)
 def test_markdown_table_lines(run, line):
     assert line in render_markdown(run)
 
@@ -272,9 +308,10 @@ def test_markdown_escapes_pipes_and_markup(run):
 
 # html
 
+
 def test_html_escapes_every_string_from_the_run(run):
     page = render_html(malicious(run))
-    assert "<script" not in page and "<img" not in page and "onerror=\"" not in page
+    assert "<script" not in page and "<img" not in page and 'onerror="' not in page
     assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt; &amp; | pipes" in page
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
 
@@ -307,13 +344,28 @@ def test_write_reports_writes_both_files(run, tmp_path):
 
 # headless chromium
 
+
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     profile = tmp_path / "chromium-profile"
     return subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={profile}", *args],
-        capture_output=True, text=True, timeout=60, check=True)
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -332,4 +384,3 @@ def test_chromium_renders_charts_and_tables(run, tmp_path):
     chromium(tmp_path, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri())
     data = shot.read_bytes()
     assert png_size(data) == (1280, 2400) and len(data) > 20_000
-

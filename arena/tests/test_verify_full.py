@@ -7,11 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from arena import verify
 from arena.entries import load_manifest
 
-from arena import verify
-
-SERVER = '''
+SERVER = """
 import socket, sys
 args = sys.argv[1:]
 if "--help" in args:
@@ -25,9 +24,9 @@ s = socket.create_server((host, int(port)))
 print(f"listening on http://{host}:{s.getsockname()[1]}", file=sys.stderr, flush=True)
 while True:
     s.accept()[0].close()
-'''
+"""
 
-ENTRY = '''
+ENTRY = """
 [[entry]]
 name = "demo"
 language = "Python"
@@ -39,7 +38,7 @@ run = "python3 server.py --listen {listen}"
 artifacts = ["server.py"]
 version = "python3 --version"
 command = "python3 server.py"
-'''
+"""
 
 NARROW = ["-k", "cli_help or cli_version"]
 
@@ -67,7 +66,7 @@ def test_suite_runs_from_the_entry_command_and_reports_by_scenario(tmp_path):
 
 
 def test_a_failing_test_fails_the_entry_and_names_the_test(tmp_path):
-    entry = demo_entry(tmp_path, "demo 1.0")   # SPEC §1: --version prints `renard VERSION`
+    entry = demo_entry(tmp_path, "demo 1.0")  # SPEC §1: --version prints `renard VERSION`
     result = verify.run_suite(entry, tmp_path / "logs", NARROW, timeout_s=120)
     assert result.failed and result.exit_status == 1
     assert result.summary.startswith("1 failed, 1 passed"), result.summary
@@ -79,8 +78,13 @@ def test_a_failing_test_fails_the_entry_and_names_the_test(tmp_path):
 def test_results_file_merges_entries(tmp_path):
     path = tmp_path / "verify-full.json"
     entry = demo_entry(tmp_path, "renard 0.0.0")
-    first = verify.SuiteResult(entry, "python3 server.py", summary="2 passed", exit_status=0,
-                               scenarios={"soak": {"passed": 1, "failed": 0, "skipped": 0, "failures": []}})
+    first = verify.SuiteResult(
+        entry,
+        "python3 server.py",
+        summary="2 passed",
+        exit_status=0,
+        scenarios={"soak": {"passed": 1, "failed": 0, "skipped": 0, "failures": []}},
+    )
     verify.save_suite_results(path, [first])
     document = json.loads(path.read_text())
     document["entries"]["other"] = {"summary": "kept"}
@@ -98,6 +102,10 @@ def test_full_without_an_ours_entry_exits_1(tmp_path):
     (folder / "entry.toml").write_text(ENTRY.replace('kind = "ours"', 'kind = "peer"'))
     (tmp_path / "spec").mkdir()
     (tmp_path / "spec" / "SPEC.md").write_text("spec")
-    p = subprocess.run([sys.executable, "-m", "arena.cli", "--repo", str(tmp_path), "verify", "--full"],
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "--repo", str(tmp_path), "verify", "--full"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 1 and "ours" in p.stderr, p.stdout + p.stderr

@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
-from renard_conformance import conformance
 
 from arena import cli
+from renard_conformance import conformance
 
-SERVER = '''
+SERVER = """
 import os, socket, sys
 open("server.pid", "w").write(str(os.getpid()))
 host, port, location = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -25,9 +25,9 @@ while True:
     c.sendall(("HTTP/1.1 302 Found\\r\\nLocation: " + location.replace("{n}", "1") +
                "\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n").encode())
     c.close()
-'''
+"""
 
-ENTRY = '''
+ENTRY = """
 [[entry]]
 name = "NAME"
 language = "Python"
@@ -38,7 +38,7 @@ build = []
 run = "python3 server.py {host} {port} {location}"
 artifacts = ["server.py"]
 version = "python3 --version"
-'''
+"""
 
 
 def make_repo(root: Path, kind: str) -> Path:
@@ -55,32 +55,41 @@ def make_repo(root: Path, kind: str) -> Path:
 
 
 def arena(repo: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena.cli", "--repo", str(repo), *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", "--repo", str(repo), *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def stand_in_check_all(verdict: str):
     """The runner's check_all replaced: one pass, one `verdict`, after a real connection."""
+
     def check_all(target, quick=False, skip_slow=False):
         socket.create_connection((target.host, target.port)).close()
         return [conformance.Outcome("answers", "pass", ""), conformance.Outcome("strictness", verdict, "stand-in")]
+
     return check_all
 
 
-@pytest.mark.parametrize("kind,verdict,status", [
-    ("ours", "pass", 0),
-    ("ours", "alt", 0),     # an allowed alternative is not a failure
-    ("ours", "fail", 1),
-    ("peer", "fail", 0),    # peers may fail cases
-])
+@pytest.mark.parametrize(
+    "kind,verdict,status",
+    [
+        ("ours", "pass", 0),
+        ("ours", "alt", 0),  # an allowed alternative is not a failure
+        ("ours", "fail", 1),
+        ("peer", "fail", 0),  # peers may fail cases
+    ],
+)
 def test_verify_exits_1_only_when_ours_fails(tmp_path, monkeypatch, capsys, kind, verdict, status):
     monkeypatch.setattr(conformance, "check_all", stand_in_check_all(verdict))
     assert cli.main(["--repo", str(make_repo(tmp_path, kind)), "verify"]) == status
     out = capsys.readouterr().out
     assert "answers" in out and {"pass": "✓", "alt": "~", "fail": "✗"}[verdict] in out
-    closing = {("ours", "fail"): "verify: 1 passed, 1 failed", ("ours", "pass"): "verify: 2 passed, 0 failed",
-               ("ours", "alt"): "verify: 2 passed, 0 failed"}.get((kind, verdict))
-    if closing:     # only our entries are counted
+    closing = {
+        ("ours", "fail"): "verify: 1 passed, 1 failed",
+        ("ours", "pass"): "verify: 2 passed, 0 failed",
+        ("ours", "alt"): "verify: 2 passed, 0 failed",
+    }.get((kind, verdict))
+    if closing:  # only our entries are counted
         assert closing in out
     else:
         assert "verify:" not in out
@@ -88,8 +97,12 @@ def test_verify_exits_1_only_when_ours_fails(tmp_path, monkeypatch, capsys, kind
 
 def test_run_prints_listening_line_and_sigint_stops_the_entry(tmp_path):
     repo = make_repo(tmp_path, "ours")
-    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "--repo", str(repo), "run", "demo",
-                             "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "--repo", str(repo), "run", "demo", "--listen", "127.0.0.1:0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = ""
         deadline = time.monotonic() + 30

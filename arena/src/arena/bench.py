@@ -36,8 +36,19 @@ def wrk_script(m: Mode, tmp: Path) -> Path:
 
 
 def wrk_argv(url: str, m: Mode, seconds: int, cfg: Config, script: Path) -> list[str]:
-    return ["taskset", "-c", cfg.client_cpus, "wrk", "-t1", f"-c{cfg.connections}", f"-d{seconds}s",
-            "-s", str(script), *m.wrk_args, url]
+    return [
+        "taskset",
+        "-c",
+        cfg.client_cpus,
+        "wrk",
+        "-t1",
+        f"-c{cfg.connections}",
+        f"-d{seconds}s",
+        "-s",
+        str(script),
+        *m.wrk_args,
+        url,
+    ]
 
 
 def run_wrk(argv: list[str], seconds: int) -> tuple[dict, float, float]:
@@ -118,14 +129,26 @@ def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts:
         server.stop()
         if cap:
             cap.remove()
-    return Sample.from_wrk(entry.name, mode_name, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss,
-                           cpu_limit=cfg.cpu_quota if m.capped else 1.0)
+    return Sample.from_wrk(
+        entry.name,
+        mode_name,
+        rep,
+        wrk,
+        client_cpu,
+        wall,
+        server_cpu,
+        peak_rss,
+        pss,
+        cpu_limit=cfg.cpu_quota if m.capped else 1.0,
+    )
 
 
 def measure_startup(entry: Entry, cfg: Config) -> list[float]:
     """Milliseconds from exec to the first correct 302, cfg.startup_runs times; raises StartError."""
-    return [round(startup_ms(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)), 2)
-            for _ in range(cfg.startup_runs)]
+    return [
+        round(startup_ms(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)), 2)
+        for _ in range(cfg.startup_runs)
+    ]
 
 
 @dataclass

@@ -19,8 +19,9 @@ from .verify import load_runner, verify_entry
 
 
 def _record(e: Entry) -> EntryRecord:
-    return EntryRecord(name=e.name, language=e.language, kind=e.kind, description=e.description,
-                       available=e.available, reason=e.reason)
+    return EntryRecord(
+        name=e.name, language=e.language, kind=e.kind, description=e.description, available=e.available, reason=e.reason
+    )
 
 
 def _drop(record: EntryRecord, reason: str) -> None:
@@ -36,10 +37,11 @@ def with_cap_or_without(cfg: Config) -> Config:
     problem = probe(cfg.cpu_quota)
     if problem is None:
         return cfg
-    console.print(f"[yellow]no CPU cap ({problem}): the capped modes are left out; "
-                  "the report ranks by efficiency instead[/]", highlight=False)
-    return replace(cfg, modes=tuple(m for m in cfg.modes if not mode(m).capped), cpu_quota=None,
-                   cap_problem=problem)
+    console.print(
+        f"[yellow]no CPU cap ({problem}): the capped modes are left out; the report ranks by efficiency instead[/]",
+        highlight=False,
+    )
+    return replace(cfg, modes=tuple(m for m in cfg.modes if not mode(m).capped), cpu_quota=None, cap_problem=problem)
 
 
 def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, verify: bool = True) -> Path:
@@ -107,9 +109,11 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     plan = Plan(live, cfg)
     samples = []
     cap = f", capped modes at {cfg.cpu_quota:.0%} of it" if cfg.cpu_quota else ""
-    console.print(f"measuring {len(live)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
-                  f"{cfg.warmup_s} s warm-up + {cfg.duration_s} s each: about {plan.seconds() / 60:.1f} min; "
-                  f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}")
+    console.print(
+        f"measuring {len(live)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
+        f"{cfg.warmup_s} s warm-up + {cfg.duration_s} s each: about {plan.seconds() / 60:.1f} min; "
+        f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}"
+    )
     scripts = scripts_for(cfg)
     try:
         with bar() as p:
@@ -120,14 +124,23 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
                     samples.append(measure_sample(e, mode_name, rep, cfg, scripts))
                 except (StartError, WrkError, CapError) as err:
                     failures.append(Failure(e.name, mode_name, rep, str(err)))
-                    p.console.print(f"[red]{e.name} {mode_name} rep {rep}[/]: {str(err).splitlines()[0]}",
-                                    highlight=False)
+                    p.console.print(
+                        f"[red]{e.name} {mode_name} rep {rep}[/]: {str(err).splitlines()[0]}", highlight=False
+                    )
                 p.advance(task)
     finally:
         shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
 
-    run = Run(run_id=run_dir.name, started=results.iso(started), finished=results.iso(results.utc_now()),
-              machine=machine, config=cfg, entries=list(records.values()), samples=samples, failures=failures)
+    run = Run(
+        run_id=run_dir.name,
+        started=results.iso(started),
+        finished=results.iso(results.utc_now()),
+        machine=machine,
+        config=cfg,
+        entries=list(records.values()),
+        samples=samples,
+        failures=failures,
+    )
     run.write(run_dir)
     results.point_latest(results_dir, run_dir)
     return run_dir

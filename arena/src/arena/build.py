@@ -19,7 +19,7 @@ class BuildResult:
     entry: str
     ok: bool
     seconds: float
-    log: Path           # the combined stdout+stderr of every command
+    log: Path  # the combined stdout+stderr of every command
     failed_command: str | None = None
 
     def tail(self, lines: int = 20) -> str:
@@ -77,9 +77,15 @@ def build(entry: Entry, log_dir: Path | None = None) -> BuildResult:
             out.write(f"$ {command}\n")
             out.flush()
             try:
-                proc = subprocess.run(command, shell=True, cwd=entry.folder, stdout=out,
-                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      timeout=BUILD_TIMEOUT_S)
+                proc = subprocess.run(
+                    command,
+                    shell=True,
+                    cwd=entry.folder,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    timeout=BUILD_TIMEOUT_S,
+                )
                 status = proc.returncode
             except subprocess.TimeoutExpired:
                 out.write(f"\narena: timed out after {BUILD_TIMEOUT_S} s\n")

@@ -31,6 +31,7 @@ class Failure(Exception):
 
 # --- repository and entries --------------------------------------------------------------
 
+
 def find_repo(explicit: Path | None) -> Path:
     """--repo, else the checkout this package is installed from (editable), else the
     nearest parent of the working directory that holds spec/SPEC.md."""
@@ -70,7 +71,9 @@ def check_cpus(flag: str, value: str) -> str:
         lo, _, hi = part.partition("-")
         for cpu in range(int(lo), int(hi or lo) + 1):
             if cpu not in allowed:
-                raise click.BadParameter(f"CPU {cpu} is not available here (have {sorted(allowed)})", param_hint=f"'{flag}'")
+                raise click.BadParameter(
+                    f"CPU {cpu} is not available here (have {sorted(allowed)})", param_hint=f"'{flag}'"
+                )
     return value
 
 
@@ -82,15 +85,21 @@ def ensure_built(entry: Entry, log_dir: Path) -> str | None:
     if result.ok:
         console.print(f"built {entry.name} in {result.seconds:.1f} s")
         return None
-    err_console.print(f"[red]build of {entry.name} failed[/] ({result.failed_command}); log {result.log}:\n{result.tail()}")
+    err_console.print(
+        f"[red]build of {entry.name} failed[/] ({result.failed_command}); log {result.log}:\n{result.tail()}"
+    )
     return f"build failed: {result.failed_command} (log {result.log})"
 
 
 # --- commands ---------------------------------------------------------------------------
 
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--repo", type=click.Path(file_okay=False, exists=True, path_type=Path),
-              help="The renard checkout (default: the one arena is installed from).")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The renard checkout (default: the one arena is installed from).",
+)
 @click.version_option(package_name="arena")
 @click.pass_context
 def cli(ctx: click.Context, repo: Path | None):
@@ -125,8 +134,9 @@ def run(ctx, entry, listen, count, location, threads):
     problem = ensure_built(e, ctx.obj["repo"] / "results" / "logs")
     if problem:
         raise Failure(problem)
-    launch = Launch(host=host, port=port, count=count, location=location,
-                    threads=threads or len(os.sched_getaffinity(0)))
+    launch = Launch(
+        host=host, port=port, count=count, location=location, threads=threads or len(os.sched_getaffinity(0))
+    )
     server = start(e, launch, echo=lambda line: print(line, file=sys.stderr, flush=True), inherit_stdout=True)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill arena` stops the entry like Ctrl-C
     try:
@@ -170,8 +180,10 @@ def build_cmd(ctx, entries):
             console.print(f"[green]ok[/]   {e.name}: built in {result.seconds:.1f} s")
         else:
             failed.append(e.name)
-            console.print(f"[red]FAIL[/] {e.name}: `{result.failed_command}` failed after {result.seconds:.1f} s; "
-                          f"log {result.log}, last lines:")
+            console.print(
+                f"[red]FAIL[/] {e.name}: `{result.failed_command}` failed after {result.seconds:.1f} s; "
+                f"log {result.log}, last lines:"
+            )
             console.print(result.tail(), markup=False, highlight=False)
     if failed:
         raise Failure(f"build failed: {', '.join(failed)}")
@@ -225,16 +237,24 @@ def run_verification(ctx, chosen: list[Entry], quick: bool, log_dir: Path) -> li
 @cli.command("verify")
 @click.argument("entries", nargs=-1)
 @click.option("--quick", is_flag=True, help="The runner's quick statistical checks.")
-@click.option("--full", is_flag=True, help="The runner's whole suite (slow cases, SPEC §1, restart, limits, "
-              "robustness) against each `ours` entry, from its `command`.")
-@click.option("--soak", is_flag=True, help="With --full: only the long runs, 10 min of wrk and 20 s of "
-              "slowloris at the cap (make soak).")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="The runner's whole suite (slow cases, SPEC §1, restart, limits, "
+    "robustness) against each `ours` entry, from its `command`.",
+)
+@click.option(
+    "--soak",
+    is_flag=True,
+    help="With --full: only the long runs, 10 min of wrk and 20 s of slowloris at the cap (make soak).",
+)
 @click.pass_context
 def verify_cmd(ctx, entries, quick, full, soak):
     """Run the conformance cases against ENTRIES; exit 1 when an `ours` entry fails one."""
     if full or soak:
-        failed = verify_full(ctx.obj["repo"], [e for e in load_entries(ctx, entries) if e.kind == "ours"],
-                             soak, ensure_built)
+        failed = verify_full(
+            ctx.obj["repo"], [e for e in load_entries(ctx, entries) if e.kind == "ours"], soak, ensure_built
+        )
         if failed:
             raise Failure(f"the suite failed for {', '.join(failed)}")
         return
@@ -249,7 +269,7 @@ def verify_cmd(ctx, entries, quick, full, soak):
             if o.verdict == "fail" and r.entry.kind == "ours":
                 console.print(f"[red]FAIL[/] {r.entry.name} {o.name}: {o.detail}", highlight=False)
     ours = [r for r in results if r.entry.kind == "ours"]
-    if ours:   # the closing line counts our entries' cases; peers may differ from the spec
+    if ours:  # the closing line counts our entries' cases; peers may differ from the spec
         passed = sum(r.counts()["pass"] + r.counts()["alt"] for r in ours)
         failed = sum(r.counts()["fail"] + (r.error is not None) for r in ours)
         console.print(f"verify: {passed} passed, {failed} failed", highlight=False)
@@ -268,32 +288,64 @@ def verify_cmd(ctx, entries, quick, full, soak):
 @click.option("--client-cpus", default="1", show_default=True, help="CPUs wrk is pinned to.")
 @click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
 @click.option("--modes", default=",".join(DEFAULT_MODES), show_default=True, help="Comma-separated subset.")
-@click.option("--cpu-quota", type=click.FloatRange(0.05, 1.0), default=0.5, show_default=True,
-              help="Share of its core the server gets in the capped modes (a cgroup cpu cap).")
+@click.option(
+    "--cpu-quota",
+    type=click.FloatRange(0.05, 1.0),
+    default=0.5,
+    show_default=True,
+    help="Share of its core the server gets in the capped modes (a cgroup cpu cap).",
+)
 @click.option("--reference", default="nginx-lua", show_default=True, help="The entry ratios are taken to.")
 @click.option("--no-verify", is_flag=True, help="Skip the conformance runner (run.json records verify: null).")
-@click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where run directories go [<repo>/results].")
+@click.option(
+    "--results",
+    "results_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where run directories go [<repo>/results].",
+)
 @click.pass_context
-def bench_cmd(ctx, entries, quick, duration, warmup, reps, server_cpus, client_cpus, connections,
-              modes, cpu_quota, reference, no_verify, results_dir):
+def bench_cmd(
+    ctx,
+    entries,
+    quick,
+    duration,
+    warmup,
+    reps,
+    server_cpus,
+    client_cpus,
+    connections,
+    modes,
+    cpu_quota,
+    reference,
+    no_verify,
+    results_dir,
+):
     """Benchmark ENTRIES (default: all available) and write results/<run-id>/."""
     chosen_modes = tuple(m for m in modes.split(",") if m)
     for m in chosen_modes:
         if m not in MODES:
             raise click.BadParameter(f"unknown mode {m!r} (modes: {', '.join(MODES)})", param_hint="'--modes'")
     cfg = Config(
-        server_cpus=check_cpus("--server-cpus", server_cpus), client_cpus=check_cpus("--client-cpus", client_cpus),
+        server_cpus=check_cpus("--server-cpus", server_cpus),
+        client_cpus=check_cpus("--client-cpus", client_cpus),
         duration_s=duration or (1 if quick else 10),
         warmup_s=warmup if warmup is not None else (1 if quick else 2),
-        repetitions=reps or (1 if quick else 3), modes=chosen_modes, connections=connections,
-        reference=reference, quick=quick, cpu_quota=cpu_quota, startup_runs=1 if quick else 3)
+        repetitions=reps or (1 if quick else 3),
+        modes=chosen_modes,
+        connections=connections,
+        reference=reference,
+        quick=quick,
+        cpu_quota=cpu_quota,
+        startup_runs=1 if quick else 3,
+    )
     for tool in ("wrk", "taskset"):
         if not shutil.which(tool):
             raise Failure(f"{tool} is not on PATH")
     chosen = load_entries(ctx, entries)
-    run_dir = run_bench(ctx.obj["repo"], chosen, cfg, verify=not no_verify,
-                        results_dir=results_dir or ctx.obj["repo"] / "results")
+    run_dir = run_bench(
+        ctx.obj["repo"], chosen, cfg, verify=not no_verify, results_dir=results_dir or ctx.obj["repo"] / "results"
+    )
     publish(run_dir, reference)
 
 
@@ -320,6 +372,7 @@ def report_cmd(run, reference):
 
 
 # --- entry point --------------------------------------------------------------------------
+
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command; bad input: one line on stderr and exit 2; errors: `Error: …`, exit 1."""

@@ -56,20 +56,20 @@ class ManifestError(Exception):
 class Entry:
     name: str
     language: str
-    kind: str            # one of model.KINDS
+    kind: str  # one of model.KINDS
     description: str
     requires: list[str]
-    build: list[str]     # shell commands, cwd = folder
-    run: str             # command template with {placeholders}
+    build: list[str]  # shell commands, cwd = folder
+    run: str  # command template with {placeholders}
     artifacts: list[str]  # paths relative to folder (absolute allowed)
-    version: str         # command printing the version
+    version: str  # command printing the version
     folder: Path
     manifest: Path
     ready: str = "listening"
     config: str | None = None  # template file name in folder
     command: str | None = None  # the program alone, taking every flag of SPEC §1 (cwd = folder)
     test: list[str] = field(default_factory=list)  # the entry's own tests: shell commands, cwd = folder
-    apt: list[str] = field(default_factory=list)   # Debian packages its build, run and tests need
+    apt: list[str] = field(default_factory=list)  # Debian packages its build, run and tests need
     missing: list[str] = field(default_factory=list)  # required executables not on PATH
 
     @property
@@ -144,14 +144,27 @@ def load_manifest(path: Path) -> list[Entry]:
     entries = []
     for i, table in enumerate(tables):
         t = _check_table(path, i, table)
-        entries.append(Entry(
-            name=t["name"], language=t["language"], kind=t["kind"], description=t["description"],
-            requires=t["requires"], build=t["build"], run=t["run"], artifacts=t["artifacts"],
-            version=t["version"], ready=t.get("ready", "listening"), config=t.get("config"),
-            command=t.get("command"), test=t.get("test", []), apt=t.get("apt", []),
-            folder=path.parent, manifest=path,
-            missing=[exe for exe in t["requires"] if shutil.which(exe) is None],
-        ))
+        entries.append(
+            Entry(
+                name=t["name"],
+                language=t["language"],
+                kind=t["kind"],
+                description=t["description"],
+                requires=t["requires"],
+                build=t["build"],
+                run=t["run"],
+                artifacts=t["artifacts"],
+                version=t["version"],
+                ready=t.get("ready", "listening"),
+                config=t.get("config"),
+                command=t.get("command"),
+                test=t.get("test", []),
+                apt=t.get("apt", []),
+                folder=path.parent,
+                manifest=path,
+                missing=[exe for exe in t["requires"] if shutil.which(exe) is None],
+            )
+        )
     return entries
 
 

@@ -26,8 +26,7 @@ TOOLS = {
 def first_line(argv: list[str], cwd: Path | None = None, shell: bool = False, timeout_s: float = 20) -> str | None:
     """The first non-empty line a command prints on stdout, else on stderr; None if it fails to run."""
     try:
-        p = subprocess.run(argv, cwd=cwd, shell=shell, capture_output=True, timeout=timeout_s,
-                           stdin=subprocess.DEVNULL)
+        p = subprocess.run(argv, cwd=cwd, shell=shell, capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     for stream in (p.stdout, p.stderr):

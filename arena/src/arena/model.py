@@ -48,14 +48,21 @@ class Mode:
         return None if self.timed else "wrk does not time pipelined requests (wg/wrk#236): latency not measured"
 
 
-MODES: dict[str, Mode] = {m.name: m for m in (
-    Mode("keepalive", "keep-alive connections"),
-    Mode("pipeline16", "16 requests pipelined per write", script="pipeline.lua", timed=False),
-    Mode("close", "a new connection per request", wrk_args=("-H", "Connection: close")),
-    Mode("keepalive-capped", "keep-alive connections, server CPU capped", dedicated="keepalive"),
-    Mode("close-capped", "a new connection per request, server CPU capped",
-         wrk_args=("-H", "Connection: close"), dedicated="close"),
-)}
+MODES: dict[str, Mode] = {
+    m.name: m
+    for m in (
+        Mode("keepalive", "keep-alive connections"),
+        Mode("pipeline16", "16 requests pipelined per write", script="pipeline.lua", timed=False),
+        Mode("close", "a new connection per request", wrk_args=("-H", "Connection: close")),
+        Mode("keepalive-capped", "keep-alive connections, server CPU capped", dedicated="keepalive"),
+        Mode(
+            "close-capped",
+            "a new connection per request, server CPU capped",
+            wrk_args=("-H", "Connection: close"),
+            dedicated="close",
+        ),
+    )
+}
 DEFAULT_MODES = tuple(MODES)
 CLIENT_BOUND_SHARE = 0.90  # the load generator's core this busy while the server's is not
 CAP_DISTORTION = 1.15  # capped CPU per request above this times the dedicated-core figure: distorted
@@ -76,25 +83,51 @@ OPT_STR = (str, type(None))
 # recursively; a list of dicts is written as [ {...} ]. Extra keys are allowed (additions
 # keep schema 1 readable); a missing key or a wrong type is an error.
 SAMPLE_SCHEMA = {
-    "entry": str, "mode": str, "rep": int, "duration_s": NUM, "requests": int, "rps": NUM,
+    "entry": str,
+    "mode": str,
+    "rep": int,
+    "duration_s": NUM,
+    "requests": int,
+    "rps": NUM,
     "latency_us": {"p50": OPT_NUM, "p90": OPT_NUM, "p99": OPT_NUM, "max": OPT_NUM},  # null: not measured
     "errors": {"connect": int, "read": int, "write": int, "timeout": int},
-    "non_3xx": int, "server_cpu_s": NUM, "cpu_us_per_req": OPT_NUM,
-    "client_cpu_share": NUM, "server_cpu_share": NUM,
-    "peak_rss_bytes": int, "pss_bytes": int, "client_bound": bool,
+    "non_3xx": int,
+    "server_cpu_s": NUM,
+    "cpu_us_per_req": OPT_NUM,
+    "client_cpu_share": NUM,
+    "server_cpu_share": NUM,
+    "peak_rss_bytes": int,
+    "pss_bytes": int,
+    "client_bound": bool,
 }
 ENTRY_SCHEMA = {
-    "name": str, "language": str, "kind": str, "available": bool, "reason": OPT_STR,
-    "version": OPT_STR, "artifact_bytes": (int, type(None)), "startup_ms": [NUM],
+    "name": str,
+    "language": str,
+    "kind": str,
+    "available": bool,
+    "reason": OPT_STR,
+    "version": OPT_STR,
+    "artifact_bytes": (int, type(None)),
+    "startup_ms": [NUM],
     "verify": (dict, type(None)),
 }
 RUN_SCHEMA = {
-    "schema": int, "run_id": str, "started": str, "finished": str,
-    "machine": {"cpu_model": str, "cores": int, "kernel": str, "os": str,
-                "memory_bytes": int, "tools": dict},
-    "config": {"server_cpus": str, "client_cpus": str, "duration_s": NUM, "warmup_s": NUM,
-               "repetitions": int, "modes": [str], "connections": int, "reference": str,
-               "quick": bool},
+    "schema": int,
+    "run_id": str,
+    "started": str,
+    "finished": str,
+    "machine": {"cpu_model": str, "cores": int, "kernel": str, "os": str, "memory_bytes": int, "tools": dict},
+    "config": {
+        "server_cpus": str,
+        "client_cpus": str,
+        "duration_s": NUM,
+        "warmup_s": NUM,
+        "repetitions": int,
+        "modes": [str],
+        "connections": int,
+        "reference": str,
+        "quick": bool,
+    },
     "entries": [ENTRY_SCHEMA],
     "samples": [SAMPLE_SCHEMA],
 }
@@ -203,8 +236,19 @@ class Sample:
         return sum(self.errors.values())
 
     @classmethod
-    def from_wrk(cls, entry: str, mode_name: str, rep: int, wrk: dict, client_cpu_s: float, wall_s: float,
-                 server_cpu_s: float, peak_rss: int, pss: int, cpu_limit: float = 1.0) -> Sample:
+    def from_wrk(
+        cls,
+        entry: str,
+        mode_name: str,
+        rep: int,
+        wrk: dict,
+        client_cpu_s: float,
+        wall_s: float,
+        server_cpu_s: float,
+        peak_rss: int,
+        pss: int,
+        cpu_limit: float = 1.0,
+    ) -> Sample:
         """A sample from wrk's `arena-json` line (wrk/report.lua) and the /proc readings around it.
 
         cpu_limit: the CPUs the server may use (its quota in a capped mode); the server is
@@ -216,20 +260,34 @@ class Sample:
         timed = mode(mode_name).timed
         latency = Latency(**{k: wrk["latency_us"][k] if timed else None for k in ("p50", "p90", "p99", "max")})
         return cls(
-            entry=entry, mode=mode_name, rep=rep, duration_s=round(duration_s, 4), requests=requests,
-            rps=round(requests / duration_s, 1) if duration_s else 0.0, latency_us=latency,
-            errors={k: wrk["errors"][k] for k in ERROR_KINDS}, non_3xx=wrk["errors"]["status"],
+            entry=entry,
+            mode=mode_name,
+            rep=rep,
+            duration_s=round(duration_s, 4),
+            requests=requests,
+            rps=round(requests / duration_s, 1) if duration_s else 0.0,
+            latency_us=latency,
+            errors={k: wrk["errors"][k] for k in ERROR_KINDS},
+            non_3xx=wrk["errors"]["status"],
             server_cpu_s=round(server_cpu_s, 3),
             cpu_us_per_req=round(server_cpu_s * 1e6 / requests, 3) if requests else None,
-            client_cpu_share=round(client_share, 3), server_cpu_share=round(server_share, 3),
-            peak_rss_bytes=peak_rss, pss_bytes=pss,
+            client_cpu_share=round(client_share, 3),
+            server_cpu_share=round(server_share, 3),
+            peak_rss_bytes=peak_rss,
+            pss_bytes=pss,
             client_bound=client_share >= CLIENT_BOUND_SHARE and server_share < CLIENT_BOUND_SHARE * cpu_limit,
-            client_cpu_s=round(client_cpu_s, 3), wall_s=round(wall_s, 3))
+            client_cpu_s=round(client_cpu_s, 3),
+            wall_s=round(wall_s, 3),
+        )
 
     @classmethod
     def load(cls, d: dict) -> Sample:
-        return cls(**{k: d[k] for k in SAMPLE_SCHEMA if k != "latency_us"}, latency_us=Latency(**d["latency_us"]),
-                   client_cpu_s=d.get("client_cpu_s"), wall_s=d.get("wall_s"))
+        return cls(
+            **{k: d[k] for k in SAMPLE_SCHEMA if k != "latency_us"},
+            latency_us=Latency(**d["latency_us"]),
+            client_cpu_s=d.get("client_cpu_s"),
+            wall_s=d.get("wall_s"),
+        )
 
     def to_json(self) -> dict:
         d = {k: getattr(self, k) for k in SAMPLE_SCHEMA}
@@ -281,16 +339,32 @@ class EntryRecord:
     @classmethod
     def load(cls, d: dict) -> EntryRecord:
         v = d["verify"]
-        return cls(name=d["name"], language=d["language"], kind=d["kind"], available=d["available"],
-                   reason=d["reason"], description=d.get("description"), version=d["version"],
-                   artifact_bytes=d["artifact_bytes"], startup_ms=list(d["startup_ms"]),
-                   verify=None if v is None else Verdicts(v["pass"], v["alt"], v["fail"]))
+        return cls(
+            name=d["name"],
+            language=d["language"],
+            kind=d["kind"],
+            available=d["available"],
+            reason=d["reason"],
+            description=d.get("description"),
+            version=d["version"],
+            artifact_bytes=d["artifact_bytes"],
+            startup_ms=list(d["startup_ms"]),
+            verify=None if v is None else Verdicts(v["pass"], v["alt"], v["fail"]),
+        )
 
     def to_json(self) -> dict:
-        return {"name": self.name, "language": self.language, "kind": self.kind,
-                "description": self.description, "available": self.available, "reason": self.reason,
-                "version": self.version, "artifact_bytes": self.artifact_bytes,
-                "startup_ms": list(self.startup_ms), "verify": self.verify and self.verify.to_json()}
+        return {
+            "name": self.name,
+            "language": self.language,
+            "kind": self.kind,
+            "description": self.description,
+            "available": self.available,
+            "reason": self.reason,
+            "version": self.version,
+            "artifact_bytes": self.artifact_bytes,
+            "startup_ms": list(self.startup_ms),
+            "verify": self.verify and self.verify.to_json(),
+        }
 
 
 @dataclass
@@ -333,8 +407,12 @@ class Config:
 
     @classmethod
     def load(cls, d: dict) -> Config:
-        return cls(**{k: d[k] for k in RUN_SCHEMA["config"] if k != "modes"}, modes=tuple(d["modes"]),
-                   cpu_quota=d.get("cpu_quota"), cap_problem=d.get("cap_problem"))
+        return cls(
+            **{k: d[k] for k in RUN_SCHEMA["config"] if k != "modes"},
+            modes=tuple(d["modes"]),
+            cpu_quota=d.get("cpu_quota"),
+            cap_problem=d.get("cap_problem"),
+        )
 
     def to_json(self) -> dict:
         d = {k: getattr(self, k) for k in RUN_SCHEMA["config"]}
@@ -383,19 +461,31 @@ class Run:
     def load(cls, doc: dict) -> Run:
         """A run from its run.json object; raises SchemaError."""
         validate(doc)
-        return cls(run_id=doc["run_id"], started=doc["started"], finished=doc["finished"],
-                   machine=Machine.load(doc["machine"]), config=Config.load(doc["config"]),
-                   entries=[EntryRecord.load(e) for e in doc["entries"]],
-                   samples=[Sample.load(s) for s in doc["samples"]],
-                   failures=[Failure(**f) for f in doc.get("failures", [])])
+        return cls(
+            run_id=doc["run_id"],
+            started=doc["started"],
+            finished=doc["finished"],
+            machine=Machine.load(doc["machine"]),
+            config=Config.load(doc["config"]),
+            entries=[EntryRecord.load(e) for e in doc["entries"]],
+            samples=[Sample.load(s) for s in doc["samples"]],
+            failures=[Failure(**f) for f in doc.get("failures", [])],
+        )
 
     def to_json(self) -> dict:
-        return validate({
-            "schema": SCHEMA_VERSION, "run_id": self.run_id, "started": self.started, "finished": self.finished,
-            "machine": self.machine.to_json(), "config": self.config.to_json(),
-            "entries": [e.to_json() for e in self.entries], "samples": [s.to_json() for s in self.samples],
-            "failures": [f.to_json() for f in self.failures],
-        })
+        return validate(
+            {
+                "schema": SCHEMA_VERSION,
+                "run_id": self.run_id,
+                "started": self.started,
+                "finished": self.finished,
+                "machine": self.machine.to_json(),
+                "config": self.config.to_json(),
+                "entries": [e.to_json() for e in self.entries],
+                "samples": [s.to_json() for s in self.samples],
+                "failures": [f.to_json() for f in self.failures],
+            }
+        )
 
     @classmethod
     def read(cls, path: Path) -> Run:

@@ -22,12 +22,13 @@ def listen_address(host: str, port: int) -> str:
 @dataclass
 class Launch:
     """How to start an entry: the spec's flags, and optionally the CPUs to pin it to."""
+
     host: str = "127.0.0.1"
     port: int = 8080
     count: int = 21
     location: str = "https://avatar.example.org/Renard-{n}.png"
     threads: int = 1
-    cpus: str | None = None   # taskset list, e.g. "0"; None: not pinned
+    cpus: str | None = None  # taskset list, e.g. "0"; None: not pinned
 
 
 class Server:
@@ -101,8 +102,12 @@ def start(entry: Entry, launch: Launch, echo=None, inherit_stdout: bool = False)
     tmp = Path(tempfile.mkdtemp(prefix=f"arena-{entry.name}-"))
     values = {
         "listen": listen_address(launch.host, launch.port),
-        "host": launch.host, "port": str(launch.port), "count": str(launch.count),
-        "location": launch.location, "threads": str(launch.threads), "tmp": str(tmp),
+        "host": launch.host,
+        "port": str(launch.port),
+        "count": str(launch.count),
+        "location": launch.location,
+        "threads": str(launch.threads),
+        "tmp": str(tmp),
         "config": "",
     }
     if entry.config:
@@ -112,8 +117,17 @@ def start(entry: Entry, launch: Launch, echo=None, inherit_stdout: bool = False)
     argv = render_run(entry, values)
     if launch.cpus is not None:
         argv = ["taskset", "-c", launch.cpus] + argv
-    process = ServerProcess(argv, cwd=entry.folder, ready=entry.ready, host=launch.host, port=launch.port,
-                            inherit_stdout=inherit_stdout, echo=echo, tail_lines=40, name=entry.name)
+    process = ServerProcess(
+        argv,
+        cwd=entry.folder,
+        ready=entry.ready,
+        host=launch.host,
+        port=launch.port,
+        inherit_stdout=inherit_stdout,
+        echo=echo,
+        tail_lines=40,
+        name=entry.name,
+    )
     try:
         process.start()
     except StartError:

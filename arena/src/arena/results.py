@@ -17,7 +17,7 @@ from pathlib import Path
 
 
 def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
 
 
 def iso(t: dt.datetime) -> str:

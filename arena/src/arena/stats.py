@@ -7,9 +7,9 @@ pairings. Nothing is dropped: samples the load generator limited are kept and fl
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import median as _median
-from typing import Iterable, Sequence
 
 from .model import ERROR_KINDS, Sample
 

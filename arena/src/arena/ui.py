@@ -6,7 +6,15 @@ from __future__ import annotations
 import sys
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from .build import BuildResult, build
@@ -21,8 +29,9 @@ VERDICT_MARK = {"pass": "[green]âœ“[/]", "alt": "[yellow]~[/]", "fail": "[red]âœ
 
 def spinner() -> Progress:
     """Progress for steps of unknown length: spinner, description, elapsed time."""
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                    console=console, transient=False)
+    return Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=False
+    )
 
 
 def build_with_spinner(entry: Entry, log_dir) -> BuildResult:
@@ -34,9 +43,16 @@ def build_with_spinner(entry: Entry, log_dir) -> BuildResult:
 
 def bar() -> Progress:
     """Progress for a known number of steps, with the time remaining."""
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                    MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"),
-                    TimeRemainingColumn(), console=console)
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
+    )
 
 
 def entries_table(entries: list[Entry]) -> Table:

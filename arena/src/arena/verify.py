@@ -27,8 +27,8 @@ from .process import Launch, StartError, free_port, launch_ready
 
 VERDICTS = ("pass", "alt", "fail")
 RUNNER_TIMEOUT_S = 600  # one entry's check_all; past it the entry is stopped and reported
-SUITE_TIMEOUT_S = 900   # one entry's whole suite; past it pytest is stopped and the entry fails
-FULL_SCHEMA = 1         # of results/verify-full.json
+SUITE_TIMEOUT_S = 900  # one entry's whole suite; past it pytest is stopped and the entry fails
+FULL_SCHEMA = 1  # of results/verify-full.json
 SUMMARY_RE = re.compile(r"^=*\s*(\d+ (passed|failed|skipped|errors?|deselected|xfailed|xpassed)\b.*?)\s*=*$")
 
 
@@ -40,7 +40,7 @@ def load_runner(repo: Path | None = None):
 @dataclass
 class EntryVerdicts:
     entry: Entry
-    outcomes: list           # conformance.Outcome, in the runner's order
+    outcomes: list  # conformance.Outcome, in the runner's order
     error: str | None = None  # the entry could not be started: no outcomes
 
     def counts(self) -> dict[str, int]:
@@ -54,19 +54,20 @@ class EntryVerdicts:
         return self.error is not None or any(o.verdict == "fail" for o in self.outcomes)
 
 
-def verify_entry(repo: Path, entry: Entry, quick: bool = False, cpus: str | None = None,
-                 timeout_s: float = RUNNER_TIMEOUT_S) -> EntryVerdicts:
+def verify_entry(
+    repo: Path, entry: Entry, quick: bool = False, cpus: str | None = None, timeout_s: float = RUNNER_TIMEOUT_S
+) -> EntryVerdicts:
     """Starts the entry with the spec's default count, location and timeouts (one thread),
     runs every case except those that wait for a timeout, stops it. A runner that does not
     finish within timeout_s is reported as this entry's error (the entry is stopped)."""
-    launch = Launch(port=free_port(), count=conformance.DEFAULT_COUNT,
-                    location=conformance.DEFAULT_LOCATION, threads=1, cpus=cpus)
+    launch = Launch(
+        port=free_port(), count=conformance.DEFAULT_COUNT, location=conformance.DEFAULT_LOCATION, threads=1, cpus=cpus
+    )
     try:
         server = launch_ready(entry, launch)
     except StartError as e:
         return EntryVerdicts(entry, [], str(e))
-    target = conformance.Target(host=launch.host, port=server.port, count=launch.count,
-                                location=launch.location)
+    target = conformance.Target(host=launch.host, port=server.port, count=launch.count, location=launch.location)
     done: dict = {}
 
     def work():
@@ -90,26 +91,35 @@ def verify_entry(repo: Path, entry: Entry, quick: bool = False, cpus: str | None
 
 # --- the whole suite (arena verify --full) ---------------------------------------------------
 
+
 @dataclass
 class SuiteResult:
     """One entry's run of the suite: pytest's closing line and the outcomes by scenario."""
+
     entry: Entry
-    command: str                     # what --renard-cmd was (run in the entry's folder)
-    summary: str = ""                # pytest's closing line, e.g. "812 passed in 95.1s"
+    command: str  # what --renard-cmd was (run in the entry's folder)
+    summary: str = ""  # pytest's closing line, e.g. "812 passed in 95.1s"
     seconds: float = 0.0
-    exit_status: int | None = None   # pytest's; None when it did not finish
-    error: str | None = None         # why the suite could not run or finish
+    exit_status: int | None = None  # pytest's; None when it did not finish
+    error: str | None = None  # why the suite could not run or finish
     log: Path | None = None
-    scenarios: dict[str, dict] = field(default_factory=dict)   # name -> passed/failed/skipped/failures
+    scenarios: dict[str, dict] = field(default_factory=dict)  # name -> passed/failed/skipped/failures
 
     @property
     def failed(self) -> bool:
         return self.error is not None or self.exit_status != 0
 
     def record(self) -> dict:
-        return {"command": self.command, "summary": self.summary, "seconds": round(self.seconds, 1),
-                "exit_status": self.exit_status, "error": self.error, "log": str(self.log or ""),
-                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "scenarios": self.scenarios}
+        return {
+            "command": self.command,
+            "summary": self.summary,
+            "seconds": round(self.seconds, 1),
+            "exit_status": self.exit_status,
+            "error": self.error,
+            "log": str(self.log or ""),
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "scenarios": self.scenarios,
+        }
 
 
 def suite_command(entry: Entry) -> str:
@@ -117,23 +127,44 @@ def suite_command(entry: Entry) -> str:
     return shlex.join(shlex.split(entry.command) + renard_conformance.SUITE_FLAGS)
 
 
-def run_suite(entry: Entry, log_dir: Path, options: list[str] = (),
-              timeout_s: float = SUITE_TIMEOUT_S) -> SuiteResult:
+def run_suite(entry: Entry, log_dir: Path, options: list[str] = (), timeout_s: float = SUITE_TIMEOUT_S) -> SuiteResult:
     """pytest on the runner's suite for one `ours` entry, in a child process (its output goes
     to log_dir/verify-full-NAME.log); the per-scenario outcomes come from --renard-report."""
     log_dir.mkdir(parents=True, exist_ok=True)
     command = suite_command(entry)
     log, report = log_dir / f"verify-full-{entry.name}.log", log_dir / f"verify-full-{entry.name}.json"
     report.unlink(missing_ok=True)
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", renard_conformance.PLUGIN,
-            "--pyargs", renard_conformance.SUITE, "--renard-cmd", command, "--renard-cwd", str(entry.folder),
-            "--renard-report", str(report), *options]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        renard_conformance.PLUGIN,
+        "--pyargs",
+        renard_conformance.SUITE,
+        "--renard-cmd",
+        command,
+        "--renard-cwd",
+        str(entry.folder),
+        "--renard-report",
+        str(report),
+        *options,
+    ]
     result = SuiteResult(entry, command, log=log)
     started = time.monotonic()
     with open(log, "w") as out:
         try:
-            result.exit_status = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                                timeout=timeout_s, cwd=entry.folder).returncode
+            result.exit_status = subprocess.run(
+                argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                timeout=timeout_s,
+                cwd=entry.folder,
+            ).returncode
         except subprocess.TimeoutExpired:
             result.error = f"the suite did not finish within {timeout_s:g} s (log {log})"
     result.seconds = time.monotonic() - started
@@ -203,10 +234,10 @@ def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> li
     entry x scenario table, writes results/verify-full.json (--soak: results/soak.json).
     Returns the names of the entries that failed (an unavailable one fails)."""
     from .ui import console, spinner
+
     if not chosen:
         return ["(no `ours` entry: --full runs the suite on our entries only)"]
-    options = (["--renard-soak-seconds", "600", "--renard-attack-seconds", "20", "-k", "soak or attack"]
-               if soak else [])
+    options = ["--renard-soak-seconds", "600", "--renard-attack-seconds", "20", "-k", "soak or attack"] if soak else []
     log_dir = repo / "results" / "logs"
     results, failed = [], []
     for entry in chosen:
@@ -220,12 +251,15 @@ def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> li
             result = run_suite(entry, log_dir, options)
         results.append(result)
         mark = "[red]FAIL[/]" if result.failed else "[green]ok[/]  "
-        console.print(f"{mark} {entry.name}: {result.summary or result.error} "
-                      f"({result.seconds:.0f} s; log {result.log})", highlight=False)
+        console.print(
+            f"{mark} {entry.name}: {result.summary or result.error} ({result.seconds:.0f} s; log {result.log})",
+            highlight=False,
+        )
         for name, row in result.scenarios.items():
             for failure in row["failures"]:
-                console.print(f"[red]FAIL[/] {entry.name} {name}: {failure['test'].rpartition('::')[2]}",
-                              highlight=False)
+                console.print(
+                    f"[red]FAIL[/] {entry.name} {name}: {failure['test'].rpartition('::')[2]}", highlight=False
+                )
         if result.failed:
             failed.append(entry.name)
     if results:
@@ -239,6 +273,7 @@ def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> li
 def suite_table(results: list[SuiteResult]):
     """The entry x scenario table for the console."""
     from rich.table import Table
+
     table = Table(title="suite: entry × scenario (✓ N: N tests passed; ✗ F/N: F of N failed)")
     table.add_column("entry")
     names = scenario_names(results)
@@ -247,6 +282,9 @@ def suite_table(results: list[SuiteResult]):
     table.add_column("time", justify="right")
     for result in results:
         cells = [scenario_cell(result.scenarios.get(name)) for name in names]
-        table.add_row(result.entry.name, *[c.replace("✗", "[red]✗[/]").replace("✓", "[green]✓[/]") for c in cells],
-                      f"{result.seconds:.0f} s")
+        table.add_row(
+            result.entry.name,
+            *[c.replace("✗", "[red]✗[/]").replace("✓", "[green]✓[/]") for c in cells],
+            f"{result.seconds:.0f} s",
+        )
     return table

@@ -9,8 +9,18 @@ from . import format as fmt
 from .view import ModeView, View
 
 # The report's columns the console shows (by heading, before the reference is filled in).
-SHOWN = ("#", "entry", "kind", "requests/s median (min–max)", "vs {reference}", "of floor", "requests per CPU-s",
-         "CPU µs/req median (min–max)", "client-bound reps", "rank rests on")
+SHOWN = (
+    "#",
+    "entry",
+    "kind",
+    "requests/s median (min–max)",
+    "vs {reference}",
+    "of floor",
+    "requests per CPU-s",
+    "CPU µs/req median (min–max)",
+    "client-bound reps",
+    "rank rests on",
+)
 
 
 def ranked(view: View, mv: ModeView) -> Table:

@@ -93,7 +93,11 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
     ("of floor", True, floor_cell),
     ("requests per CPU-s", True, lambda r: count(r.median("efficiency"))),
     ("CPU µs/req median (min–max)", True, lambda r: spread(r.summary("cpu_us_per_req"), us)),
-    ("latency p50 / p99 µs", True, lambda r: f"{count(r.median('latency_p50_us'))} / {count(r.median('latency_p99_us'))}"),
+    (
+        "latency p50 / p99 µs",
+        True,
+        lambda r: f"{count(r.median('latency_p50_us'))} / {count(r.median('latency_p99_us'))}",
+    ),
     ("peak RSS", True, lambda r: size(r.median("peak_rss_bytes"))),
     ("PSS", True, lambda r: size(r.median("pss_bytes"))),
     ("client-bound reps", True, lambda r: f"{r.client_bound} of {r.samples}" if r.client_bound else "0"),
@@ -104,9 +108,9 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
 def row_cells(row: Row) -> list[str]:
     """The cells of a row in COLUMNS order; a row without figures says why in the 5th."""
     if row.reason is not None:
-        return [NONE, text(row.entry.name), text(row.entry.language), text(row.entry.kind), text(row.reason)] + [
-            ""
-        ] * (len(COLUMNS) - 5)
+        return [NONE, text(row.entry.name), text(row.entry.language), text(row.entry.kind), text(row.reason)] + [""] * (
+            len(COLUMNS) - 5
+        )
     return [cell(row) for _, _, cell in COLUMNS]
 
 

@@ -6,7 +6,16 @@ from __future__ import annotations
 import html
 
 from . import svg
-from .tables import Table, conformance_table, entries_table, footprint_table, machine_lines, method_lines, mode_table, title
+from .tables import (
+    Table,
+    conformance_table,
+    entries_table,
+    footprint_table,
+    machine_lines,
+    method_lines,
+    mode_table,
+    title,
+)
 from .view import View
 
 CSS = """
@@ -30,15 +39,23 @@ svg .value{fill:#333;font-size:11px}svg .missing{fill:#888;font-style:italic}
 
 def table(t: Table) -> str:
     def cell(tag: str, i: int, text: str) -> str:
-        cls = (' class="num wrap"' if i in t.wrap else ' class="num"' if i in t.numeric
-               else ' class="name"' if t.headers[i] == "entry" else "")
+        cls = (
+            ' class="num wrap"'
+            if i in t.wrap
+            else ' class="num"'
+            if i in t.numeric
+            else ' class="name"'
+            if t.headers[i] == "entry"
+            else ""
+        )
         return f"<{tag}{cls}>{html.escape(text)}</{tag}>"
 
     head = "".join(cell("th", i, h) for i, h in enumerate(t.headers))
     muted = ' class="muted"'
-    body = "".join(f"<tr{muted if n in t.muted else ''}>"
-                   + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>"
-                   for n, row in enumerate(t.rows))
+    body = "".join(
+        f"<tr{muted if n in t.muted else ''}>" + "".join(cell("td", i, c) for i, c in enumerate(row)) + "</tr>"
+        for n, row in enumerate(t.rows)
+    )
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
@@ -47,8 +64,11 @@ def render(view: View) -> str:
     parts = [f"<h1>{e(title(view))}</h1>", "<h2>Machine</h2><ul>"]
     parts += [f"<li>{e(line)}</li>" for line in machine_lines(view)] + ["</ul>", "<h2>Method</h2>"]
     parts += ["<p>" + "<br>".join(e(line) for line in method_lines(view)) + "</p>", "<h2>Warnings</h2>"]
-    parts.append('<ul class="warnings">' + "".join(f"<li>{e(w)}</li>" for w in view.warnings) + "</ul>"
-                 if view.warnings else "<p>None.</p>")
+    parts.append(
+        '<ul class="warnings">' + "".join(f"<li>{e(w)}</li>" for w in view.warnings) + "</ul>"
+        if view.warnings
+        else "<p>None.</p>"
+    )
     for mv in view.modes:
         parts.append(f"<h2>Requests per second: {e(mv.mode.name)} ({e(mv.mode.words)})</h2>")
         if mv.reference_problem:
@@ -60,7 +80,8 @@ def render(view: View) -> str:
     parts += ["<h2>Footprint</h2>", table(footprint_table(view)), svg.rss_chart(view)]
     parts += ["<h2>Conformance</h2>", table(conformance_table(view))]
     parts += ["<h2>Entries</h2>", table(entries_table(view))]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            f"<title>{e(title(view))}</title><style>{CSS}</style></head><body>\n"
-            + "\n".join(parts) + "\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>{e(title(view))}</title><style>{CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+    )

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import html
 
-from .tables import Table, conformance_table, entries_table, footprint_table, machine_lines, method_lines, mode_table, title
+from .tables import (
+    Table,
+    conformance_table,
+    entries_table,
+    footprint_table,
+    machine_lines,
+    method_lines,
+    mode_table,
+    title,
+)
 from .view import View
 
 

@@ -52,8 +52,14 @@ def _text(x: float, y: float, text: str, anchor: str = "start", extra: str = "")
     return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{html.escape(text)}</text>'
 
 
-def bar_chart(title: str, metric: str, groups: list[Group], unit: Callable[[float], str],
-              mode: str | None = None, series_order: tuple[str, ...] = ()) -> str:
+def bar_chart(
+    title: str,
+    metric: str,
+    groups: list[Group],
+    unit: Callable[[float], str],
+    mode: str | None = None,
+    series_order: tuple[str, ...] = (),
+) -> str:
     """One <svg class="chart">. Colours follow series_order (so that one name keeps its
     colour across charts), then the order in which other series first appear."""
     series = list(dict.fromkeys([*series_order, *(b.series for g in groups for b in g.bars)]))
@@ -73,23 +79,33 @@ def bar_chart(title: str, metric: str, groups: list[Group], unit: Callable[[floa
             body.append(_bar(bar, y, scale, colours[bar.series], unit))
             y += BAR_H + BAR_GAP
         y += GROUP_GAP - BAR_GAP
-    axis = [f'<line x1="{PLOT_X + t * scale:.1f}" y1="{top - 4}" x2="{PLOT_X + t * scale:.1f}" y2="{y:.1f}" '
-            'class="grid"/>' + _text(PLOT_X + t * scale, y + 14, unit(t) if t else "0", "middle", ' class="tick"')
-            for t in ticks]
+    axis = [
+        f'<line x1="{PLOT_X + t * scale:.1f}" y1="{top - 4}" x2="{PLOT_X + t * scale:.1f}" y2="{y:.1f}" '
+        'class="grid"/>' + _text(PLOT_X + t * scale, y + 14, unit(t) if t else "0", "middle", ' class="tick"')
+        for t in ticks
+    ]
     legend = []
     if with_legend:
         x = PLOT_X
         for name in (n for n in series if n in drawn):
-            legend.append(f'<rect x="{x}" y="26" width="10" height="10" fill="{colours[name]}"/>'
-                          + _text(x + 14, 35, name, extra=' class="tick"'))
+            legend.append(
+                f'<rect x="{x}" y="26" width="10" height="10" fill="{colours[name]}"/>'
+                + _text(x + 14, 35, name, extra=' class="tick"')
+            )
             x += 24 + 7 * len(name)
     height = y + 24
     mode_attr = f' data-mode="{html.escape(mode)}"' if mode else ""
-    return (f'<svg class="chart" data-metric="{html.escape(metric)}"{mode_attr} role="img" '
-            f'xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {CHART_W} {height:.0f}" '
-            f'width="{CHART_W}" height="{height:.0f}">'
-            f"<title>{html.escape(title)}</title>" + _text(0, 16, title, extra=' class="heading"')
-            + "".join(legend) + "".join(axis) + "".join(body) + "</svg>")
+    return (
+        f'<svg class="chart" data-metric="{html.escape(metric)}"{mode_attr} role="img" '
+        f'xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {CHART_W} {height:.0f}" '
+        f'width="{CHART_W}" height="{height:.0f}">'
+        f"<title>{html.escape(title)}</title>"
+        + _text(0, 16, title, extra=' class="heading"')
+        + "".join(legend)
+        + "".join(axis)
+        + "".join(body)
+        + "</svg>"
+    )
 
 
 def _bar(bar: Bar, y: float, scale: float, colour: str, unit: Callable[[float], str]) -> str:
@@ -100,14 +116,18 @@ def _bar(bar: Bar, y: float, scale: float, colour: str, unit: Callable[[float], 
     width = max(bar.median * scale, 1.0)
     tip = f"{bar.series}: {unit(bar.median)}" + (f" ({unit(bar.lo)}–{unit(bar.hi)})" if bar.lo is not None else "")
     tip += f"; {bar.note}" if bar.note else ""
-    parts = [f'<rect x="{PLOT_X}" y="{y:.1f}" width="{width:.1f}" height="{BAR_H}" fill="{colour}"'
-             + (' fill-opacity="0.4" stroke="#333" stroke-dasharray="3 2"' if bar.flagged else "")
-             + f"><title>{html.escape(tip)}</title></rect>"]
+    parts = [
+        f'<rect x="{PLOT_X}" y="{y:.1f}" width="{width:.1f}" height="{BAR_H}" fill="{colour}"'
+        + (' fill-opacity="0.4" stroke="#333" stroke-dasharray="3 2"' if bar.flagged else "")
+        + f"><title>{html.escape(tip)}</title></rect>"
+    ]
     end = PLOT_X + width
     if bar.lo is not None and bar.hi is not None:
         lo, hi = PLOT_X + bar.lo * scale, PLOT_X + bar.hi * scale
-        parts.append(f'<path d="M{lo:.1f} {mid:.1f}H{hi:.1f}M{lo:.1f} {y + 3:.1f}V{y + BAR_H - 3:.1f}'
-                     f'M{hi:.1f} {y + 3:.1f}V{y + BAR_H - 3:.1f}" class="whisker"/>')
+        parts.append(
+            f'<path d="M{lo:.1f} {mid:.1f}H{hi:.1f}M{lo:.1f} {y + 3:.1f}V{y + BAR_H - 3:.1f}'
+            f'M{hi:.1f} {y + 3:.1f}V{y + BAR_H - 3:.1f}" class="whisker"/>'
+        )
         end = max(end, hi)
     label = unit(bar.median) + (" ⚠ client-bound" if bar.flagged else "")
     parts.append(_text(end + 6, mid + 4, label, extra=' class="value"'))
@@ -119,39 +139,67 @@ def _bar_of(series: Series | None, metric: str, name: str, note: str = "") -> Ba
     if summary is None:
         return Bar(name, None, note=note or "no samples")
     bound = series.client_bound
-    return Bar(name, summary.median, summary.lo, summary.hi, flagged=bool(bound),
-               note=note or (f"load generator was the bottleneck in {bound} of {len(series.samples)} repetitions"
-                             if bound else ""))
+    return Bar(
+        name,
+        summary.median,
+        summary.lo,
+        summary.hi,
+        flagged=bool(bound),
+        note=note
+        or (f"load generator was the bottleneck in {bound} of {len(series.samples)} repetitions" if bound else ""),
+    )
 
 
 def rps_chart(mv: ModeView) -> str:
-    groups = [Group(fmt.text(r.entry.name), [_bar_of(r.series, "rps", r.entry.kind, r.reason or "")])
-              for r in mv.rows]
-    return bar_chart(f"Requests per second, {mv.mode.name} (median, min–max whiskers)", "rps", groups,
-                     fmt.compact, mv.mode.name, KINDS)
+    groups = [Group(fmt.text(r.entry.name), [_bar_of(r.series, "rps", r.entry.kind, r.reason or "")]) for r in mv.rows]
+    return bar_chart(
+        f"Requests per second, {mv.mode.name} (median, min–max whiskers)",
+        "rps",
+        groups,
+        fmt.compact,
+        mv.mode.name,
+        KINDS,
+    )
 
 
 def latency_chart(mv: ModeView) -> str:
-    groups = [Group(fmt.text(r.entry.name), [_bar_of(r.series, f"latency_{p}_us", p) for p in ("p50", "p90", "p99")])
-              for r in mv.rows if r.reason is None]
-    return bar_chart(f"Latency percentiles µs, {mv.mode.name} (median, min–max whiskers)", "latency", groups,
-                     fmt.compact, mv.mode.name)
+    groups = [
+        Group(fmt.text(r.entry.name), [_bar_of(r.series, f"latency_{p}_us", p) for p in ("p50", "p90", "p99")])
+        for r in mv.rows
+        if r.reason is None
+    ]
+    return bar_chart(
+        f"Latency percentiles µs, {mv.mode.name} (median, min–max whiskers)",
+        "latency",
+        groups,
+        fmt.compact,
+        mv.mode.name,
+    )
 
 
 def efficiency_chart(view: View) -> str:
-    groups = [Group(fmt.text(e.name), [_bar_of(view.groups.get((e.name, m)), "efficiency", m)
-                                       for m in view.run.config.modes])
-              for e in view.run.entries if e.available]
-    return bar_chart("Requests per server CPU-second, higher is better (median, min–max whiskers)",
-                     "efficiency", groups, fmt.compact)
+    groups = [
+        Group(fmt.text(e.name), [_bar_of(view.groups.get((e.name, m)), "efficiency", m) for m in view.run.config.modes])
+        for e in view.run.entries
+        if e.available
+    ]
+    return bar_chart(
+        "Requests per server CPU-second, higher is better (median, min–max whiskers)", "efficiency", groups, fmt.compact
+    )
 
 
 def cpu_chart(view: View) -> str:
-    groups = [Group(fmt.text(e.name), [_bar_of(view.groups.get((e.name, m)), "cpu_us_per_req", m)
-                                       for m in view.run.config.modes])
-              for e in view.run.entries if e.available]
-    return bar_chart("Server CPU µs per request, lower is better (median, min–max whiskers)",
-                     "cpu_us_per_req", groups, fmt.us)
+    groups = [
+        Group(
+            fmt.text(e.name),
+            [_bar_of(view.groups.get((e.name, m)), "cpu_us_per_req", m) for m in view.run.config.modes],
+        )
+        for e in view.run.entries
+        if e.available
+    ]
+    return bar_chart(
+        "Server CPU µs per request, lower is better (median, min–max whiskers)", "cpu_us_per_req", groups, fmt.us
+    )
 
 
 def rss_chart(view: View) -> str:
@@ -162,5 +210,10 @@ def rss_chart(view: View) -> str:
             s = summarize(values) if values else None
             bar = Bar(e.kind, s.median, s.lo, s.hi) if s else Bar(e.kind, None, note="no samples")
             groups.append(Group(fmt.text(e.name), [bar]))
-    return bar_chart("Peak RSS of the process tree, all modes (median, min–max whiskers)",
-                     "peak_rss_bytes", groups, fmt.size, series_order=KINDS)
+    return bar_chart(
+        "Peak RSS of the process tree, all modes (median, min–max whiskers)",
+        "peak_rss_bytes",
+        groups,
+        fmt.size,
+        series_order=KINDS,
+    )

@@ -32,8 +32,11 @@ def mode_table(view: View, mv: ModeView) -> Table:
 
 def footprint_table(view: View) -> Table:
     """Size on disk, startup and memory per entry; memory over all samples of all modes."""
-    table = Table(["entry", "artifact size", "startup ms median (min–max)",
-                   "peak RSS median (min–max)", "PSS median (min–max)"], [], numeric={1, 2, 3, 4})
+    table = Table(
+        ["entry", "artifact size", "startup ms median (min–max)", "peak RSS median (min–max)", "PSS median (min–max)"],
+        [],
+        numeric={1, 2, 3, 4},
+    )
     for entry in view.run.entries:
         mine = view.series_of(entry.name)
         cells = [fmt.text(entry.name), fmt.size(entry.artifact_bytes), fmt.spread(startup(entry), fmt.ms)]
@@ -66,14 +69,15 @@ def entries_table(view: View) -> Table:
     for entry in view.run.entries:
         if not entry.available:
             table.muted.add(len(table.rows))
-        table.rows.append([fmt.text(v) for v in (entry.name, entry.language, entry.kind, entry.version,
-                                                 entry.description)]
-                          + ["measured" if entry.available else "unavailable: " + fmt.text(entry.reason)])
+        table.rows.append(
+            [fmt.text(v) for v in (entry.name, entry.language, entry.kind, entry.version, entry.description)]
+            + ["measured" if entry.available else "unavailable: " + fmt.text(entry.reason)]
+        )
     return table
 
 
 def _tool_version(name: str, version: str) -> str:
-    """"wrk 4.1.0" from ("wrk", "4.1.0"), and "go version go1.26" as it is, not doubled."""
+    """ "wrk 4.1.0" from ("wrk", "4.1.0"), and "go version go1.26" as it is, not doubled."""
     return version if version.lower().startswith(name.lower()) else f"{name} {version}"
 
 
@@ -85,9 +89,11 @@ def machine_lines(view: View) -> list[str]:
     m = view.run.machine
     tools = ", ".join(_tool_version(k, str(v)) for k, v in m.tools.items()) or "not recorded"
     memory = fmt.size(m.memory_bytes) if m.memory_bytes else "memory not recorded"
-    return [f"CPU: {fmt.text(m.cpu_model)}, {m.cores} cores, {memory}",
-            f"System: {fmt.text(m.os)}, kernel {fmt.text(m.kernel)}",
-            f"Tools: {fmt.text(tools)}"]
+    return [
+        f"CPU: {fmt.text(m.cpu_model)}, {m.cores} cores, {memory}",
+        f"System: {fmt.text(m.os)}, kernel {fmt.text(m.kernel)}",
+        f"Tools: {fmt.text(tools)}",
+    ]
 
 
 def method_lines(view: View) -> list[str]:
@@ -101,16 +107,20 @@ def method_lines(view: View) -> list[str]:
         "utime + stime divided by the requests it answered; requests per CPU-s (efficiency) is "
         "1,000,000 ÷ CPU µs/req, valid even when wrk is the bottleneck.",
         f"Ratios compare requests/s to {view.reference}: the ratio of medians with the range of the extreme "
-        "pairings, \"not significant\" when the two ranges overlap.",
+        'pairings, "not significant" when the two ranges overlap.',
     ]
     if c.cpu_quota is not None:
-        lines.append(f"Capped modes run the server in a cgroup limited to {c.cpu_quota:.0%} of its core, so that "
-                     "wrk has more CPU than the server; an entry whose CPU per request rises by more than "
-                     "15% under the cap is ranked by its dedicated-core efficiency × the quota instead "
-                     "(\"the cap distorts this entry\"). Each row says which figure its rank rests on.")
+        lines.append(
+            f"Capped modes run the server in a cgroup limited to {c.cpu_quota:.0%} of its core, so that "
+            "wrk has more CPU than the server; an entry whose CPU per request rises by more than "
+            "15% under the cap is ranked by its dedicated-core efficiency × the quota instead "
+            '("the cap distorts this entry"). Each row says which figure its rank rests on.'
+        )
     if view.run.floor:
-        lines.append(f"The floor ({view.run.floor.name}) {fmt.text(FLOOR)}; \"of floor\" is each entry's "
-                     "requests/s as a share of the floor's in the same mode.")
+        lines.append(
+            f'The floor ({view.run.floor.name}) {fmt.text(FLOOR)}; "of floor" is each entry\'s '
+            "requests/s as a share of the floor's in the same mode."
+        )
     return lines
 
 

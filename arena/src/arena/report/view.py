@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 from ..model import CAP_DISTORTION, EntryRecord, Mode, Run
 from ..stats import Ratio, Series, Summary, group_samples, ratio, summarize
 
-FLOOR_WORDS = ("answers every request with one pre-rendered 302 without parsing it: not a conforming server, "
-               "the limit of this design on this machine")
+FLOOR_WORDS = (
+    "answers every request with one pre-rendered 302 without parsing it: not a conforming server, "
+    "the limit of this design on this machine"
+)
 
 
 @dataclass
@@ -99,8 +101,10 @@ def reference_problem(run: Run, groups: dict, mode: str, reference: str) -> str 
     if series is None:
         return f"the reference {reference} has no samples in mode {mode}: no ratios are shown for it"
     if min(series["rps"]) <= 0:
-        return (f"the reference {reference} answered 0 requests/s in a repetition of mode {mode}: "
-                "no ratios are shown for it")
+        return (
+            f"the reference {reference} answered 0 requests/s in a repetition of mode {mode}: "
+            "no ratios are shown for it"
+        )
     return None
 
 
@@ -123,8 +127,10 @@ def _rank_basis(row: Row, view: View, mode: Mode) -> None:
     row.cap_cost = capped_cpu / dedicated.summary("cpu_us_per_req").median
     if row.distorted:
         row.rank_value = config.cpu_quota * dedicated.summary("efficiency").median
-        row.basis = (f"efficiency × {config.cpu_quota:g} core: the cap distorts this entry "
-                     f"(CPU per request {row.cap_cost:.2f}× its dedicated-core figure)")
+        row.basis = (
+            f"efficiency × {config.cpu_quota:g} core: the cap distorts this entry "
+            f"(CPU per request {row.cap_cost:.2f}× its dedicated-core figure)"
+        )
     else:
         row.rank_value, row.basis = row.median("rps"), "capped requests/s" + bound
 
@@ -151,10 +157,12 @@ def mode_view(view: View, mode: Mode) -> ModeView:
                 row.of_floor = row.median("rps") / floor_series.summary("rps").median
             _rank_basis(row, view, mode)
             if entry.is_floor:
-                row.basis = "the floor: not ranked, not a conforming server"
+                row.basis = "not ranked: the floor"
         rows.append(row)
-    ranked = sorted((r for r in rows if r.reason is None and not r.entry.is_floor and r.rank_value is not None),
-                    key=lambda r: (-r.rank_value, r.entry.name))
+    ranked = sorted(
+        (r for r in rows if r.reason is None and not r.entry.is_floor and r.rank_value is not None),
+        key=lambda r: (-r.rank_value, r.entry.name),
+    )
     for rank, row in enumerate(ranked, start=1):
         row.rank = rank
     rest = [r for r in rows if r not in ranked]
@@ -166,27 +174,38 @@ def _series_warnings(view: View, mv: ModeView, row: Row) -> list[str]:
     name, mode, reps = row.entry.name, mv.mode.name, row.samples
     out = []
     if row.client_bound:
-        out.append(f"the load generator was the bottleneck for {name} in mode {mode} "
-                   f"({row.client_bound} of {reps} repetitions): these figures measure wrk, not the server; "
-                   "its efficiency (requests per CPU-second) and the capped modes measure the server")
+        out.append(
+            f"the load generator was the bottleneck for {name} in mode {mode} "
+            f"({row.client_bound} of {reps} repetitions): these figures measure wrk, not the server; "
+            "its efficiency (requests per CPU-second) and the capped modes measure the server"
+        )
     if series.error_total:
         kinds = ", ".join(f"{k} {n}" for k, n in series.errors.items() if n)
-        out.append(f"{name} in mode {mode} had {plural(series.error_total, 'socket error')} "
-                   f"({kinds}) over {plural(reps, 'repetition')}")
+        out.append(
+            f"{name} in mode {mode} had {plural(series.error_total, 'socket error')} "
+            f"({kinds}) over {plural(reps, 'repetition')}"
+        )
     if series.non_3xx:
-        out.append(f"{name} in mode {mode} gave {plural(series.non_3xx, 'answer')} that "
-                   f"{'was' if series.non_3xx == 1 else 'were'} not 3xx over {plural(reps, 'repetition')}")
+        out.append(
+            f"{name} in mode {mode} gave {plural(series.non_3xx, 'answer')} that "
+            f"{'was' if series.non_3xx == 1 else 'were'} not 3xx over {plural(reps, 'repetition')}"
+        )
     for metric, count in series.missing.items():
         explained = (not mv.mode.timed and metric.startswith("latency_")) or metric == "efficiency"
         if count and not explained:
             out.append(f"{name} in mode {mode}: {metric} is missing from {count} of {reps} samples")
-    if row.distorted:
-        out.append(f"the cap distorts {name} in mode {mode}: {row.cap_cost:.2f}× its dedicated-core CPU per "
-                   "request; ranked by its efficiency instead of its capped requests/s")
+    if row.distorted and not row.entry.is_floor:
+        out.append(
+            f"the cap distorts {name} in mode {mode}: {row.cap_cost:.2f}× its dedicated-core CPU per "
+            "request; ranked by its efficiency instead of its capped requests/s"
+        )
     if row.ratio is not None and not row.is_reference and not row.ratio.significant:
         ref = view.groups[(reference, mode)]
-        why = ("the min–max ranges overlap" if len(series["rps"]) >= 2 and len(ref["rps"]) >= 2
-               else "fewer than 2 repetitions")
+        why = (
+            "the min–max ranges overlap"
+            if len(series["rps"]) >= 2 and len(ref["rps"]) >= 2
+            else "fewer than 2 repetitions"
+        )
         out.append(f"{name} vs {reference} in mode {mode}: {fmt_ratio(row.ratio)} is not significant ({why})")
     return out
 
@@ -198,8 +217,10 @@ def _warnings(view: View) -> list[str]:
     if run.config.quick:
         out.append("this was a quick run: durations and repetitions are too short to compare entries")
     if run.config.cap_problem:
-        out.append(f"no CPU cap could be made here ({run.config.cap_problem}): the capped modes were left out "
-                   "and every ranking rests on efficiency (requests per server CPU-second)")
+        out.append(
+            f"no CPU cap could be made here ({run.config.cap_problem}): the capped modes were left out "
+            "and every ranking rests on efficiency (requests per server CPU-second)"
+        )
     if run.floor:
         out.append(f"{run.floor.name} is the floor: it {FLOOR_WORDS}")
     out += list(dict.fromkeys(mv.reference_problem for mv in view.modes if mv.reference_problem))
