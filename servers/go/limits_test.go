@@ -1,0 +1,164 @@
+package main
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// closedWithoutResponse waits up to a second for c to be closed with nothing sent.
+func closedWithoutResponse(c net.Conn) bool {
+	got, closed := readAll(c, time.Second)
+	return closed && got == ""
+}
+
+// stillOpen reports whether c is still served: it completes a request and gets an answer.
+func stillOpen(c net.Conn, rest string) bool {
+	c.Write([]byte(rest))
+	got, _ := readAll(c, 300*time.Millisecond)
+	return strings.HasPrefix(got, "HTTP/1.1 ")
+}
+
+// TestEvictionOrder fills the cap with a lingering close, two partial heads and an idle
+// connection, then opens one connection after another: each evicts, in the order of
+// SPEC §7.5, the lingering close, the earliest partial head, the later one, the idle one.
+func TestEvictionOrder(t *testing.T) {
+	cfg := testConfig()
+	cfg.maxConnections = 4
+	_, addr := start(t, cfg)
+	idle := dial(t, addr)
+	time.Sleep(50 * time.Millisecond)
+	early := dial(t, addr)
+	early.Write([]byte("GET / HTTP/1.1\r\n"))
+	time.Sleep(50 * time.Millisecond)
+	late := dial(t, addr)
+	late.Write([]byte("GET / HTTP/1.1\r\n"))
+	lingering := dial(t, addr)
+	lingering.Write([]byte("BAD\x01\r\n\r\n"))
+	if got, _ := readAll(lingering, 300*time.Millisecond); !strings.HasPrefix(got, "HTTP/1.1 400 Bad Request\r\n") {
+		t.Fatalf("no 400: %q", got)
+	}
+	order := []struct {
+		name string
+		conn net.Conn
+	}{{"lingering", lingering}, {"early partial", early}, {"late partial", late}, {"idle", idle}}
+	for i, victim := range order {
+		newcomer := dial(t, addr)
+		time.Sleep(50 * time.Millisecond)
+		if !closedWithoutResponse(victim.conn) {
+			t.Fatalf("newcomer %d: the %s connection was not evicted", i, victim.name)
+		}
+		if !stillOpen(newcomer, "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n") {
+			t.Fatalf("newcomer %d not served", i)
+		}
+	}
+}
+
+// TestNewcomerClosedWhenNothingCanBeEvicted: at the cap, a connection with response
+// octets not yet written is never chosen (SPEC §7.5); the newcomer is closed at once.
+// The busy connection is a client that pipelines far more than it reads.
+func TestNewcomerClosedWhenNothingCanBeEvicted(t *testing.T) {
+	cfg := testConfig()
+	cfg.maxConnections = 1
+	_, addr := start(t, cfg)
+	busy := dial(t, addr)
+	busy.(*net.TCPConn).SetReadBuffer(4096)
+	// Far more answers than the socket buffers hold: the server stays busy writing.
+	busy.Write([]byte(strings.Repeat("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n", 40000)))
+	time.Sleep(300 * time.Millisecond)
+	newcomer := dial(t, addr)
+	if !closedWithoutResponse(newcomer) {
+		t.Fatal("newcomer not closed")
+	}
+	if got, _ := readAll(busy, 200*time.Millisecond); !strings.HasPrefix(got, "HTTP/1.1 200 OK\r\n") {
+		t.Fatalf("the busy connection lost its answers: %.40q", got)
+	}
+}
+
+// TestDrainAnswersWithCloseThenCloses follows SPEC §7.6: the listener closes at once; an
+// idle connection that sends a request in the window is answered with Connection: close;
+// a partial head is closed without a response at the window's end; all within the window
+// plus 1 s.
+func TestDrainAnswersWithCloseThenCloses(t *testing.T) {
+	cfg := testConfig()
+	cfg.drainTimeout = 500 * time.Millisecond
+	s, addr := start(t, cfg)
+	idle := dial(t, addr)
+	partial := dial(t, addr)
+	partial.Write([]byte("GET / HTTP/1.1\r\nHo"))
+	time.Sleep(50 * time.Millisecond)
+	began := time.Now()
+	end := s.drain()
+	if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+		c.Close()
+		t.Fatal("the listener still accepts")
+	}
+	idle.Write([]byte("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"))
+	got, closed := readAll(idle, time.Second)
+	if !closed || !strings.HasSuffix(got, "Content-Length: 3\r\nConnection: close\r\n\r\nok\n") {
+		t.Fatalf("idle: %q closed %v", got, closed)
+	}
+	if !closedWithoutResponse(partial) {
+		t.Fatal("partial head answered or kept")
+	}
+	s.wait(end.Add(900 * time.Millisecond))
+	if elapsed := time.Since(began); elapsed > cfg.drainTimeout+time.Second {
+		t.Fatalf("drain took %v", elapsed)
+	}
+}
+
+// TestDrainWithZeroWindowClosesIdleAtOnce: --drain-timeout 0.
+func TestDrainWithZeroWindowClosesIdleAtOnce(t *testing.T) {
+	cfg := testConfig()
+	cfg.drainTimeout = 0
+	s, addr := start(t, cfg)
+	idle := dial(t, addr)
+	time.Sleep(50 * time.Millisecond)
+	s.drain()
+	if !closedWithoutResponse(idle) {
+		t.Fatal("idle connection kept")
+	}
+}
+
+// TestHeaderDeadlineIsAbsolute: a head dripped octet by octet gets 408 at the header
+// deadline counted from the accept (SPEC §7.5), not later.
+func TestHeaderDeadlineIsAbsolute(t *testing.T) {
+	cfg := testConfig()
+	cfg.headerTimeout = 500 * time.Millisecond
+	_, addr := start(t, cfg)
+	c := dial(t, addr)
+	began := time.Now()
+	for _, b := range []byte("GET / HTTP/1.1\r\nX-A: aaaaaaaa") {
+		if _, err := c.Write([]byte{b}); err != nil {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	got, closed := readAll(c, 2*time.Second)
+	if !closed || !strings.HasPrefix(got, "HTTP/1.1 408 Request Timeout\r\n") {
+		t.Fatalf("got %q", got)
+	}
+	if elapsed := time.Since(began); elapsed < 500*time.Millisecond || elapsed > 1500*time.Millisecond {
+		t.Fatalf("408 after %v", elapsed)
+	}
+}
+
+// TestRoundTripAllocations measures allocations per keep-alive request over loopback,
+// server and a raw client together.
+func TestRoundTripAllocations(t *testing.T) {
+	_, addr := start(t, testConfig())
+	c := dial(t, addr)
+	request := []byte("GET /?seed=renard HTTP/1.1\r\nHost: renard.test\r\n\r\n")
+	buf := make([]byte, 4096)
+	roundTrip := func() {
+		c.Write(request)
+		c.Read(buf)
+	}
+	roundTrip()
+	allocs := testing.AllocsPerRun(2000, roundTrip)
+	t.Logf("%.2f allocations per request (server and client)", allocs)
+	if allocs > 1 {
+		t.Fatalf("%.2f allocations per request", allocs)
+	}
+}
