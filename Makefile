@@ -32,7 +32,13 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 	servers/rust/build
 
 ## test: every language's own tests, then the conformance runner against every implementation
-test: deps setup test-entries test-spec test-arena test-deploy verify
+test: deps setup lint test-entries test-spec test-arena test-deploy verify
+
+## lint: ruff (lint + format, configured in each pyproject.toml) for the Python wings; rustfmt and clippy for the flagship
+lint: setup
+	$(VENV)/bin/ruff check arena spec/runner
+	$(VENV)/bin/ruff format --check arena spec/runner
+	cd servers/rust && cargo fmt --check && cargo clippy --all-targets --locked -- -D warnings
 
 # Each entry's own tests, as its entry.toml `test` declares them (cargo test, go test, ...).
 test-entries: setup
