@@ -131,9 +131,14 @@ CASES = [
     ("other-scheme", b"GET ftp://a/ HTTP/1.1\r\nHost: a\r\n\r\n", 400),
     # partial input
     ("partial-request-line", b"GET / HTT", 0),
-    ("partial-version-http2-refused-like-httparse", b"GET / HTTP/2", 400),
+    ("partial-version-http2-waits", b"GET / HTTP/2", 0),
+    ("version-decided-at-its-line-end", b"GET / HTTP/9.1\r\nH\nost:\ra\r\n\r\n", 505),
+    ("partial-version-bad-octet", b"GET / HTTPS", 400),
     ("partial-fields", b"GET / HTTP/1.1\r\nHost: a\r\n", 0),
-    ("partial-non-ascii-target-waits-for-its-space", b"GET /\xe9", 0),
+    ("partial-non-ascii-target-decided-at-once", b"GET /\xe9", 400),
+    ("long-value-decided-before-its-bad-octet", b"GET / HTTP/1.1\r\nX: " + b"a" * 16400
+     + b"\x00", 431),
+    ("bad-octet-before-the-section-limit", b"GET / HTTP/1.1\r\nX: a\x00" + b"a" * 16400, 400),
     ("only-empty-lines", b"\r\n\r\n", 0),
 ]
 

@@ -2,8 +2,8 @@
 
 The grammar of SPEC §5 rules 2-5 is written as compiled regular expressions, so that the
 octets of a head are checked in C: one `HEAD.match` decides a well-formed head in the common
-case; `_parse_slow` replays the flagship's order of checks octet position by octet position
-for everything else (leading empty lines, partial heads, limits, errors).
+case; `_parse_slow` makes the flagship's single pass for everything else (leading empty
+lines, partial heads, limits, errors), so that the same octet decides the same answer.
 
 Why not httptools (llhttp): it refuses what the spec serves (any token as a method, `FOO /`
 is 405; bare LF line ends) and raises on CONNECT and Upgrade, so it could only ever run
@@ -37,18 +37,12 @@ _VALUE = rb"\t\x20-\x7e\x80-\xff"          # field value octets (RFC 9110 §5.5,
 HEAD = re.compile(
     rb"([%s]+) ([\x21-\x7e]+) HTTP/1\.([01])\r?\n((?:[%s]+:[%s]*\r?\n)*)\r?\n"
     % (_TCHAR, _TCHAR, _VALUE))
-_REQUEST_LINE = re.compile(rb"[%s]+ [\x21-\x7e]+ HTTP/1\.[01]" % _TCHAR)
-# Another HTTP/DIGIT.DIGIT after a well-formed method and target: 505 (rule 4).
-_OTHER_VERSION = re.compile(rb"[%s]+ [\x21-\x7e]+ HTTP/[0-9]\.[0-9]" % _TCHAR)
-# What may still become a valid request line (the version as httparse reads it: 1.0/1.1
-# octet by octet, so a partial `HTTP/2` is already refused; a target is checked for
-# visible ASCII once its SP has come).
-_REQUEST_PREFIX = re.compile(
-    rb"(?:[%s]+(?: (?:[\x21-\x7e]+ (?:H(?:T(?:T(?:P(?:/(?:1(?:\.[01]?)?)?)?)?)?)?)?"
-    rb"|[\x21-\x7e\x80-\xff]+)?)?)?" % _TCHAR)
-_FIELD_LINE = re.compile(rb"[%s]+:[%s]*" % (_TCHAR, _VALUE))
-_FIELD_PREFIX = re.compile(rb"[%s]*(?::[%s]*)?" % (_TCHAR, _VALUE))
-_BARE_CR = re.compile(rb"\r(?=[^\n])")
+_LINE_END = b"\r\n"
+_TCHAR_RUN = re.compile(rb"[%s]*" % _TCHAR)
+_VCHAR_RUN = re.compile(rb"[\x21-\x7e]*")
+_VALUE_RUN = re.compile(rb"[%s]*" % _VALUE)
+# The longest prefix of HTTP/DIGIT.DIGIT.
+_VERSION_RUN = re.compile(rb"(?:H(?:T(?:T(?:P(?:/(?:[0-9](?:\.[0-9]?)?)?)?)?)?)?)?")
 # The fields renard reads, from a field section already checked line by line.
 _USED_FIELDS = re.compile(
     rb"^(host|content-length|transfer-encoding|connection|expect):[ \t]*([^\r\n]*)",
@@ -72,94 +66,103 @@ def parse(buf: bytes, start: int = 0) -> tuple:
 
 
 def _parse_slow(buf: bytes, start: int) -> tuple:
+    """Everything but a whole well-formed head: the flagship's single pass, in which the
+    octet that decides a rule decides the answer (SPEC §5: a bad octet, an over-long line
+    or section is answered at once). Runs of valid octets are matched in C; each limit is
+    checked where a run stops, before the octet that stopped it."""
     n = len(buf)
     while start < n:  # rule 1: leading empty lines
         if buf[start] == 10:
             start += 1
-        elif buf[start] == 13 and start + 1 < n and buf[start + 1] == 10:
+        elif buf[start] != 13:
+            break
+        elif start + 1 == n:
+            return PARTIAL, None, start
+        elif buf[start + 1] != 10:
+            return ERROR, 400, 0
+        else:
             start += 2
-        else:
-            break
+    need_more = (PARTIAL, None, start)
     if start == n:
-        return PARTIAL, None, start
-    shape, value = _scan(buf, start)
-    if shape is ERROR:
-        return ERROR, value, 0
-    if shape is PARTIAL:
-        status = _check_syntax(buf, start, n, complete=False)
-        return (ERROR, status, 0) if status else (PARTIAL, None, start)
-    if shape is _OVERSIZED:
-        limit = min(n, start + MAX_REQUEST_LINE + 2 + MAX_FIELD_SECTION + 1)
-        return ERROR, _check_syntax(buf, start, limit, complete=False) or 431, 0
-    head_end = value
-    status = _check_syntax(buf, start, head_end, complete=True)
-    if status:
-        return ERROR, status, 0
-    line_end = buf.index(b"\n", start)
-    method, target, version = buf[start:line_end].rstrip(b"\r").split(b" ")
-    return interpret(method, target, version == b"HTTP/1.0", buf[line_end + 1:head_end], head_end)
+        return need_more
+    line_limit = start + MAX_REQUEST_LINE
+    # Rule 3: method SP target SP.
+    method_end = _TCHAR_RUN.match(buf, start).end()
+    if method_end > line_limit:
+        return ERROR, 414, 0
+    if method_end == n:
+        return need_more
+    if buf[method_end] != 32 or method_end == start:
+        return ERROR, 400, 0
+    target_end = _VCHAR_RUN.match(buf, method_end + 1).end()
+    if target_end > line_limit:
+        return ERROR, 414, 0
+    if target_end == n:
+        return need_more
+    if buf[target_end] != 32 or target_end == method_end + 1:
+        return ERROR, 400, 0
+    # Rule 4: HTTP/DIGIT.DIGIT, then the line end; 505 for another version.
+    pos = _VERSION_RUN.match(buf, target_end + 1).end()
+    if pos > line_limit:
+        return ERROR, 414, 0
+    if pos == n:
+        return need_more
+    if pos - target_end != 9 or buf[pos] not in _LINE_END:
+        return ERROR, 400, 0
+    end = _line_end(buf, pos)
+    if end <= 0:
+        return need_more if end == 0 else (ERROR, 400, 0)
+    version = buf[target_end + 6:pos:2]  # major and minor digits
+    if version != b"11" and version != b"10":
+        return ERROR, 505, 0
+    fields_start = pos = pos + end
+    fields_limit = fields_start + MAX_FIELD_SECTION
+    lines = 0
+    while True:  # Rules 5 and 6, line by line.
+        if pos == n:
+            return need_more
+        if buf[pos] in _LINE_END:  # the empty line
+            end = _line_end(buf, pos)
+            if end <= 0:
+                return need_more if end == 0 else (ERROR, 400, 0)
+            pos += end
+            if pos > fields_limit:
+                return ERROR, 431, 0
+            return interpret(buf[start:method_end], buf[method_end + 1:target_end],
+                             version == b"10", buf[fields_start:pos], pos)
+        pos = _TCHAR_RUN.match(buf, pos).end()
+        if pos > fields_limit:
+            return ERROR, 431, 0
+        if pos == n:
+            return need_more
+        if buf[pos] != 58 or buf[pos - 1] in _LINE_END:  # ":" after a non-empty name
+            return ERROR, 400, 0
+        pos = _VALUE_RUN.match(buf, pos + 1).end()
+        if pos > fields_limit:
+            return ERROR, 431, 0
+        if pos == n:
+            return need_more
+        if buf[pos] not in _LINE_END:
+            return ERROR, 400, 0  # a control octet or DEL
+        end = _line_end(buf, pos)
+        if end <= 0:
+            return need_more if end == 0 else (ERROR, 400, 0)
+        lines += 1
+        if lines > MAX_FIELD_LINES:
+            return ERROR, 431, 0
+        pos += end
+        if pos > fields_limit:
+            return ERROR, 431, 0
 
 
-_OVERSIZED = 3
-
-
-def _scan(buf: bytes, start: int) -> tuple:
-    """Where the head at buf[start:] ends, enforcing rule 2 (bare CR) and the limits of
-    rules 3 and 6 in the order their octets arrive: (COMPLETE, head_end), (PARTIAL, None),
-    (_OVERSIZED, None) or (ERROR, status)."""
-    n = len(buf)
-    line_start = start
-    fields_start = None  # offset after the request line's LF
-    field_lines = 0
-    while True:
-        lf = buf.find(b"\n", line_start)
-        if _BARE_CR.search(buf, line_start, n if lf < 0 else lf):
-            return ERROR, 400
-        if lf < 0:
-            break
-        content_end = lf - 1 if lf > line_start and buf[lf - 1] == 13 else lf
-        if fields_start is None:
-            if content_end - start > MAX_REQUEST_LINE:
-                return ERROR, 414
-            fields_start = lf + 1
-        else:
-            if lf + 1 - fields_start > MAX_FIELD_SECTION:
-                return _OVERSIZED, None
-            if content_end == line_start:
-                return COMPLETE, lf + 1
-            field_lines += 1
-            if field_lines > MAX_FIELD_LINES:
-                return _OVERSIZED, None
-        line_start = lf + 1
-    received = n - 1 if buf[n - 1] == 13 else n  # a last CR may begin a CRLF
-    if fields_start is None and received - start > MAX_REQUEST_LINE:
-        return ERROR, 414
-    if fields_start is not None and received - fields_start > MAX_FIELD_SECTION:
-        return _OVERSIZED, None
-    return PARTIAL, None
-
-
-def _check_syntax(buf: bytes, start: int, end: int, complete: bool) -> int:
-    """Rules 3-5 on buf[start:end], a head or the start of one: 0 when every line (and,
-    when not complete, the unfinished last line) can belong to a valid head, else the
-    status. Checking stops at the empty line."""
-    lines = buf[start:end].split(b"\n")
-    tail = b"" if complete else lines.pop()
-    for index, line in enumerate(lines):
-        line = line[:-1] if line.endswith(b"\r") else line
-        if index == 0:
-            if not _REQUEST_LINE.fullmatch(line):
-                return 505 if _OTHER_VERSION.fullmatch(line) else 400
-        elif not line:
-            return 0
-        elif not _FIELD_LINE.fullmatch(line):
-            return 400
-    tail = tail[:-1] if tail.endswith(b"\r") else tail
-    if not lines:
-        if _REQUEST_PREFIX.fullmatch(tail):
-            return 0
-        return 505 if _OTHER_VERSION.fullmatch(tail) else 400
-    return 0 if _FIELD_PREFIX.fullmatch(tail) else 400
+def _line_end(buf: bytes, pos: int) -> int:
+    """Octets of the line end at buf[pos] (CR or LF): 1 or 2; 0 when a CR ends the input
+    (it may begin a CRLF); -1 for a CR followed by anything else (rule 2)."""
+    if buf[pos] == 10:
+        return 1
+    if pos + 1 == len(buf):
+        return 0
+    return 2 if buf[pos + 1] == 10 else -1
 
 
 def interpret(method: bytes, target: bytes, http10: bool, fields: bytes, end: int) -> tuple:
