@@ -120,13 +120,14 @@ def _rank_basis(row: Row, view: View, mode: Mode) -> None:
         row.rank_value, row.basis = row.median("rps"), "requests/s" + bound
         return
     dedicated = view.groups.get((row.entry.name, mode.dedicated))
+    dedicated_cpu = dedicated.summary("cpu_us_per_req") if dedicated else None
     capped_cpu = row.median("cpu_us_per_req")
-    if dedicated is None or dedicated.summary("cpu_us_per_req") is None or capped_cpu is None:
+    if dedicated_cpu is None or dedicated_cpu.median <= 0 or capped_cpu is None:
         row.rank_value, row.basis = row.median("rps"), "capped requests/s (no dedicated-core figure to compare)" + bound
         return
-    row.cap_cost = capped_cpu / dedicated.summary("cpu_us_per_req").median
+    row.cap_cost = capped_cpu / dedicated_cpu.median
     if row.distorted:
-        row.rank_value = config.cpu_quota * dedicated.summary("efficiency").median
+        row.rank_value = config.cpu_quota * 1e6 / dedicated_cpu.median
         row.basis = (
             f"efficiency × {config.cpu_quota:g} core: the cap distorts this entry "
             f"(CPU per request {row.cap_cost:.2f}× its dedicated-core figure)"
@@ -165,7 +166,7 @@ def mode_view(view: View, mode: Mode) -> ModeView:
     )
     for rank, row in enumerate(ranked, start=1):
         row.rank = rank
-    rest = [r for r in rows if r not in ranked]
+    rest = [r for r in rows if r.rank is None]
     return ModeView(mode, ranked + sorted(rest, key=lambda r: r.reason is not None), problem)
 
 
