@@ -59,7 +59,7 @@ Answers GET / with a 302 redirect to TEMPLATE with {n} replaced by k in 1..N
   --version                print the version
 ";
 
-/// The flags that take a value, with their variables, in [`Config`] order.
+/// The flags that take a value, with their variables.
 const FLAGS: [(&str, &str); 8] = [
     ("--listen", "RENARD_LISTEN"),
     ("--count", "RENARD_COUNT"),
@@ -78,7 +78,8 @@ pub fn parse(
     var: impl Fn(&str) -> Option<OsString>,
     cpus: usize,
 ) -> Result<Command, String> {
-    let mut given: [Option<OsString>; FLAGS.len()] = Default::default();
+    // The flags given, by name; a later one wins.
+    let mut given: Vec<(&'static str, OsString)> = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let bytes = arg.as_bytes();
@@ -89,39 +90,43 @@ pub fn parse(
             return Ok(Command::Version);
         }
         if !bytes.starts_with(b"--") {
-            return Err(format!("renard: {}: unexpected argument (renard takes only flags; see --help)", quoted(bytes)));
+            return Err(format!(
+                "renard: {}: unexpected argument (renard takes only flags; see --help)",
+                quoted(bytes)
+            ));
         }
         let (name, inline_value) = match bytes.iter().position(|&b| b == b'=') {
             Some(eq) => (&bytes[..eq], Some(OsString::from(std::ffi::OsStr::from_bytes(&bytes[eq + 1..])))),
             None => (bytes, None),
         };
         let name = String::from_utf8_lossy(name);
-        let Some(slot) = FLAGS.iter().position(|(flag, _)| *flag == name) else {
+        let Some(&(flag, _)) = FLAGS.iter().find(|(flag, _)| *flag == name) else {
             return Err(format!("renard: {name}: unknown flag (see --help)"));
         };
         let value = match inline_value.or_else(|| args.next()) {
             Some(value) => value,
             None => return Err(format!("renard: {name}: missing value")),
         };
-        given[slot] = Some(value);
+        given.push((flag, value));
     }
-    // Flag, else non-empty variable, else None; with the name to blame.
-    let source = |slot: usize| -> Option<(&'static str, OsString)> {
-        let (flag, variable) = FLAGS[slot];
-        match &given[slot] {
-            Some(value) => Some((flag, value.clone())),
+    // The value of `flag`: given, else its non-empty variable, else None; with the name
+    // to blame. `flag` is one of FLAGS (the defaults test reads every one).
+    let source = |flag: &str| -> Option<(&'static str, OsString)> {
+        let &(flag, variable) = FLAGS.iter().find(|(f, _)| *f == flag).expect("a flag of FLAGS");
+        match given.iter().rev().find(|(f, _)| *f == flag) {
+            Some((_, value)) => Some((flag, value.clone())),
             None => var(variable).filter(|v| !v.is_empty()).map(|v| (variable, v)),
         }
     };
     Ok(Command::Serve(Config {
-        listen: value(source(0), "127.0.0.1:8080".parse().unwrap(), parse_listen)?,
-        count: value(source(1), 21, |v| parse_integer(v, 1_000_000).map(|n| n as u32))?,
-        location: value(source(2), b"https://avatar.example.org/Renard-{n}.png".to_vec(), parse_location)?,
-        threads: value(source(3), cpus.clamp(1, 1024), |v| parse_integer(v, 1024))?,
-        header_timeout: value(source(4), Duration::from_secs(10), parse_positive_seconds)?,
-        idle_timeout: value(source(5), Duration::from_secs(60), parse_positive_seconds)?,
-        max_connections: value(source(6), 10_000, |v| parse_integer(v, 1_000_000))?,
-        drain_timeout: value(source(7), Duration::from_secs(1), parse_seconds)?,
+        listen: value(source("--listen"), "127.0.0.1:8080".parse().unwrap(), parse_listen)?,
+        count: value(source("--count"), 21, |v| parse_integer(v, 1_000_000).map(|n| n as u32))?,
+        location: value(source("--location"), b"https://avatar.example.org/Renard-{n}.png".to_vec(), parse_location)?,
+        threads: value(source("--threads"), cpus.clamp(1, 1024), |v| parse_integer(v, 1024))?,
+        header_timeout: value(source("--header-timeout"), Duration::from_secs(10), parse_positive_seconds)?,
+        idle_timeout: value(source("--idle-timeout"), Duration::from_secs(60), parse_positive_seconds)?,
+        max_connections: value(source("--max-connections"), 10_000, |v| parse_integer(v, 1_000_000))?,
+        drain_timeout: value(source("--drain-timeout"), Duration::from_secs(1), parse_seconds)?,
     }))
 }
 
@@ -133,8 +138,9 @@ fn value<T>(
 ) -> Result<T, String> {
     match source {
         None => Ok(default),
-        Some((name, raw)) => parse(raw.as_bytes())
-            .map_err(|reason| format!("renard: {name}: {reason} (got {})", quoted(raw.as_bytes()))),
+        Some((name, raw)) => {
+            parse(raw.as_bytes()).map_err(|reason| format!("renard: {name}: {reason} (got {})", quoted(raw.as_bytes())))
+        }
     }
 }
 
@@ -178,7 +184,12 @@ fn decimal_seconds(v: &[u8]) -> Option<Duration> {
         None => (v, &v[v.len()..]),
     };
     let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
-    if whole.is_empty() || whole.len() > 5 || !digits(whole) || !digits(fraction) || (fraction.is_empty() && v.len() != whole.len()) {
+    if whole.is_empty()
+        || whole.len() > 5
+        || !digits(whole)
+        || !digits(fraction)
+        || (fraction.is_empty() && v.len() != whole.len())
+    {
         return None;
     }
     let secs = whole.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
@@ -229,79 +240,153 @@ mod tests {
     #[test]
     fn defaults_apply_without_flags() {
         let c = config(&[], &[]);
-        assert_eq!((c.listen.to_string(), c.count, c.threads, c.max_connections), ("127.0.0.1:8080".into(), 21, 2, 10_000));
+        assert_eq!(
+            (c.listen.to_string(), c.count, c.threads, c.max_connections),
+            ("127.0.0.1:8080".into(), 21, 2, 10_000)
+        );
         assert_eq!((c.header_timeout, c.idle_timeout), (Duration::from_secs(10), Duration::from_secs(60)));
     }
     #[test]
-    fn count_error_matches_spec_example() { assert_eq!(error(&["--count", "0"], &[]), "renard: --count: must be an integer from 1 to 1000000 (got \"0\")") }
-    #[test]
-    fn equals_form_is_accepted() { assert_eq!(config(&["--count=5"], &[]).count, 5) }
-    #[test]
-    fn flag_wins_over_variable() { assert_eq!(config(&["--count", "5"], &[("RENARD_COUNT", "7")]).count, 5) }
-    #[test]
-    fn variable_wins_over_default() { assert_eq!(config(&[], &[("RENARD_COUNT", "7")]).count, 7) }
-    #[test]
-    fn empty_variable_is_unset() { assert_eq!(config(&[], &[("RENARD_COUNT", "")]).count, 21) }
-    #[test]
-    fn bad_variable_is_named() { assert!(error(&[], &[("RENARD_THREADS", "x")]).starts_with("renard: RENARD_THREADS: ")) }
-    #[test]
-    fn ipv6_listen_is_accepted() { assert_eq!(config(&["--listen", "[::1]:0"], &[]).listen.to_string(), "[::1]:0") }
-    #[test]
-    fn hostname_listen_is_refused() { assert!(error(&["--listen", "localhost:80"], &[]).starts_with("renard: --listen: ")) }
-    #[test]
-    fn port_above_65535_is_refused() { assert!(error(&["--listen", "127.0.0.1:65536"], &[]).starts_with("renard: --listen: ")) }
-    #[test]
-    fn count_above_million_is_refused() { assert!(error(&["--count", "1000001"], &[]).starts_with("renard: --count: ")) }
-    #[test]
-    fn count_of_million_is_accepted() { assert_eq!(config(&["--count", "1000000"], &[]).count, 1_000_000) }
-    #[test]
-    fn signed_count_is_refused() { assert!(error(&["--count", "+5"], &[]).starts_with("renard: --count: ")) }
-    #[test]
-    fn threads_above_1024_are_refused() { assert!(error(&["--threads", "1025"], &[]).starts_with("renard: --threads: ")) }
-    #[test]
-    fn max_connections_of_zero_is_refused() { assert!(error(&["--max-connections", "0"], &[]).starts_with("renard: --max-connections: ")) }
-    #[test]
-    fn location_without_placeholder_is_refused() { assert!(error(&["--location", "https://a/x.png"], &[]).contains("must contain {n}")) }
-    #[test]
-    fn location_with_space_is_refused() { assert!(error(&["--location", "https://a/ {n}"], &[]).starts_with("renard: --location: ")) }
-    #[test]
-    fn location_of_2049_octets_is_refused() { assert!(error(&["--location", &format!("{{n}}{}", "a".repeat(2046))], &[]).starts_with("renard: --location: ")) }
-    #[test]
-    fn location_of_2048_octets_is_accepted() { assert_eq!(config(&["--location", &format!("{{n}}{}", "a".repeat(2045))], &[]).location.len(), 2048) }
-    #[test]
-    fn decimal_timeout_is_accepted() { assert_eq!(config(&["--header-timeout", "0.25"], &[]).header_timeout, Duration::from_millis(250)) }
-    #[test]
-    fn zero_timeout_is_refused() { assert!(error(&["--idle-timeout", "0"], &[]).starts_with("renard: --idle-timeout: ")) }
-    #[test]
-    fn timeout_above_a_day_is_refused() { assert!(error(&["--idle-timeout", "86400.5"], &[]).starts_with("renard: --idle-timeout: ")) }
-    #[test]
-    fn timeout_of_a_day_is_accepted() { assert_eq!(config(&["--idle-timeout", "86400"], &[]).idle_timeout, Duration::from_secs(86_400)) }
-    #[test]
-    fn exponent_timeout_is_refused() { assert!(error(&["--header-timeout", "1e3"], &[]).starts_with("renard: --header-timeout: ")) }
-    #[test]
-    fn drain_timeout_defaults_to_one_second() { assert_eq!(config(&[], &[]).drain_timeout, Duration::from_secs(1)) }
-    #[test]
-    fn zero_drain_timeout_is_accepted() { assert_eq!(config(&["--drain-timeout", "0"], &[]).drain_timeout, Duration::ZERO) }
-    #[test]
-    fn decimal_drain_timeout_is_accepted() { assert_eq!(config(&["--drain-timeout=0.5"], &[]).drain_timeout, Duration::from_millis(500)) }
-    #[test]
-    fn drain_timeout_variable_is_read() { assert_eq!(config(&[], &[("RENARD_DRAIN_TIMEOUT", "2")]).drain_timeout, Duration::from_secs(2)) }
-    #[test]
-    fn negative_drain_timeout_is_refused() {
-        assert_eq!(error(&["--drain-timeout", "-1"], &[]), "renard: --drain-timeout: must be a decimal number of seconds from 0 to 86400 (got \"-1\")")
+    fn count_error_matches_spec_example() {
+        assert_eq!(error(&["--count", "0"], &[]), "renard: --count: must be an integer from 1 to 1000000 (got \"0\")")
     }
     #[test]
-    fn drain_timeout_above_a_day_is_refused() { assert!(error(&[], &[("RENARD_DRAIN_TIMEOUT", "86401")]).starts_with("renard: RENARD_DRAIN_TIMEOUT: ")) }
+    fn equals_form_is_accepted() {
+        assert_eq!(config(&["--count=5"], &[]).count, 5)
+    }
     #[test]
-    fn unknown_flag_is_named() { assert!(error(&["--bogus"], &[]).starts_with("renard: --bogus: unknown flag")) }
+    fn flag_wins_over_variable() {
+        assert_eq!(config(&["--count", "5"], &[("RENARD_COUNT", "7")]).count, 5)
+    }
     #[test]
-    fn missing_value_is_named() { assert_eq!(error(&["--count"], &[]), "renard: --count: missing value") }
+    fn variable_wins_over_default() {
+        assert_eq!(config(&[], &[("RENARD_COUNT", "7")]).count, 7)
+    }
     #[test]
-    fn positional_argument_is_refused() { assert!(error(&["serve"], &[]).starts_with("renard: \"serve\": unexpected argument")) }
+    fn empty_variable_is_unset() {
+        assert_eq!(config(&[], &[("RENARD_COUNT", "")]).count, 21)
+    }
     #[test]
-    fn help_is_recognised() { assert_eq!(run(&["--help"], &[]), Ok(Command::Help)) }
+    fn bad_variable_is_named() {
+        assert!(error(&[], &[("RENARD_THREADS", "x")]).starts_with("renard: RENARD_THREADS: "))
+    }
     #[test]
-    fn version_is_recognised() { assert_eq!(run(&["--version"], &[]), Ok(Command::Version)) }
+    fn ipv6_listen_is_accepted() {
+        assert_eq!(config(&["--listen", "[::1]:0"], &[]).listen.to_string(), "[::1]:0")
+    }
     #[test]
-    fn errors_are_one_line() { assert!(!error(&["--location", "a\nb"], &[]).contains('\n')) }
+    fn hostname_listen_is_refused() {
+        assert!(error(&["--listen", "localhost:80"], &[]).starts_with("renard: --listen: "))
+    }
+    #[test]
+    fn port_above_65535_is_refused() {
+        assert!(error(&["--listen", "127.0.0.1:65536"], &[]).starts_with("renard: --listen: "))
+    }
+    #[test]
+    fn count_above_million_is_refused() {
+        assert!(error(&["--count", "1000001"], &[]).starts_with("renard: --count: "))
+    }
+    #[test]
+    fn count_of_million_is_accepted() {
+        assert_eq!(config(&["--count", "1000000"], &[]).count, 1_000_000)
+    }
+    #[test]
+    fn signed_count_is_refused() {
+        assert!(error(&["--count", "+5"], &[]).starts_with("renard: --count: "))
+    }
+    #[test]
+    fn threads_above_1024_are_refused() {
+        assert!(error(&["--threads", "1025"], &[]).starts_with("renard: --threads: "))
+    }
+    #[test]
+    fn max_connections_of_zero_is_refused() {
+        assert!(error(&["--max-connections", "0"], &[]).starts_with("renard: --max-connections: "))
+    }
+    #[test]
+    fn location_without_placeholder_is_refused() {
+        assert!(error(&["--location", "https://a/x.png"], &[]).contains("must contain {n}"))
+    }
+    #[test]
+    fn location_with_space_is_refused() {
+        assert!(error(&["--location", "https://a/ {n}"], &[]).starts_with("renard: --location: "))
+    }
+    #[test]
+    fn location_of_2049_octets_is_refused() {
+        assert!(error(&["--location", &format!("{{n}}{}", "a".repeat(2046))], &[]).starts_with("renard: --location: "))
+    }
+    #[test]
+    fn location_of_2048_octets_is_accepted() {
+        assert_eq!(config(&["--location", &format!("{{n}}{}", "a".repeat(2045))], &[]).location.len(), 2048)
+    }
+    #[test]
+    fn decimal_timeout_is_accepted() {
+        assert_eq!(config(&["--header-timeout", "0.25"], &[]).header_timeout, Duration::from_millis(250))
+    }
+    #[test]
+    fn zero_timeout_is_refused() {
+        assert!(error(&["--idle-timeout", "0"], &[]).starts_with("renard: --idle-timeout: "))
+    }
+    #[test]
+    fn timeout_above_a_day_is_refused() {
+        assert!(error(&["--idle-timeout", "86400.5"], &[]).starts_with("renard: --idle-timeout: "))
+    }
+    #[test]
+    fn timeout_of_a_day_is_accepted() {
+        assert_eq!(config(&["--idle-timeout", "86400"], &[]).idle_timeout, Duration::from_secs(86_400))
+    }
+    #[test]
+    fn exponent_timeout_is_refused() {
+        assert!(error(&["--header-timeout", "1e3"], &[]).starts_with("renard: --header-timeout: "))
+    }
+    #[test]
+    fn drain_timeout_defaults_to_one_second() {
+        assert_eq!(config(&[], &[]).drain_timeout, Duration::from_secs(1))
+    }
+    #[test]
+    fn zero_drain_timeout_is_accepted() {
+        assert_eq!(config(&["--drain-timeout", "0"], &[]).drain_timeout, Duration::ZERO)
+    }
+    #[test]
+    fn decimal_drain_timeout_is_accepted() {
+        assert_eq!(config(&["--drain-timeout=0.5"], &[]).drain_timeout, Duration::from_millis(500))
+    }
+    #[test]
+    fn drain_timeout_variable_is_read() {
+        assert_eq!(config(&[], &[("RENARD_DRAIN_TIMEOUT", "2")]).drain_timeout, Duration::from_secs(2))
+    }
+    #[test]
+    fn negative_drain_timeout_is_refused() {
+        assert_eq!(
+            error(&["--drain-timeout", "-1"], &[]),
+            "renard: --drain-timeout: must be a decimal number of seconds from 0 to 86400 (got \"-1\")"
+        )
+    }
+    #[test]
+    fn drain_timeout_above_a_day_is_refused() {
+        assert!(error(&[], &[("RENARD_DRAIN_TIMEOUT", "86401")]).starts_with("renard: RENARD_DRAIN_TIMEOUT: "))
+    }
+    #[test]
+    fn unknown_flag_is_named() {
+        assert!(error(&["--bogus"], &[]).starts_with("renard: --bogus: unknown flag"))
+    }
+    #[test]
+    fn missing_value_is_named() {
+        assert_eq!(error(&["--count"], &[]), "renard: --count: missing value")
+    }
+    #[test]
+    fn positional_argument_is_refused() {
+        assert!(error(&["serve"], &[]).starts_with("renard: \"serve\": unexpected argument"))
+    }
+    #[test]
+    fn help_is_recognised() {
+        assert_eq!(run(&["--help"], &[]), Ok(Command::Help))
+    }
+    #[test]
+    fn version_is_recognised() {
+        assert_eq!(run(&["--version"], &[]), Ok(Command::Version))
+    }
+    #[test]
+    fn errors_are_one_line() {
+        assert!(!error(&["--location", "a\nb"], &[]).contains('\n'))
+    }
 }

@@ -5,46 +5,19 @@
 //! head (or input set aside while the output bound is reached); `unsent` holds only what
 //! the socket did not take. Both are freed as soon as they empty.
 
-use crate::request::{self, Parse, Reject, Route};
-use crate::response::{self, DateLine, Persistence, Redirects, Status};
+use crate::context::{OUTPUT_BOUND, Scratch, Service};
+use crate::request::{self, Parse, Progress, Reject};
+use crate::response::{self, Answer, Persistence};
 use mio::net::TcpStream;
 use std::io::{ErrorKind, Read, Write};
 use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
-/// Most unsent response octets held per connection (SPEC §7.5).
-pub const OUTPUT_BOUND: usize = 64 * 1024;
 /// Lingering close: longest wait, most octets discarded (SPEC §7.4).
 const LINGER_TIME: Duration = Duration::from_secs(2);
 const LINGER_BYTES: usize = 64 * 1024;
 /// Do not read into less than this much room; process what is held first.
 const MIN_READ: usize = 4096;
-
-/// Per-thread state that every connection of the thread uses, one at a time.
-pub struct Env<'a> {
-    /// Read buffer; its contents do not outlive one call.
-    pub input: Box<[u8]>,
-    /// Responses of the current read batch, written at once.
-    pub out: Vec<u8>,
-    /// The current Date line.
-    pub date: DateLine,
-    /// Uniform draws for unseeded redirects.
-    pub rng: fastrand::Rng,
-    /// The time of the current event batch.
-    pub now: Instant,
-    /// N.
-    pub count: u32,
-    /// Rendered 302 heads.
-    pub redirects: &'a Redirects,
-    /// Longest possible response, in octets.
-    pub max_response: usize,
-    /// Absolute limit for a request head.
-    pub header_timeout: Duration,
-    /// Limit for silence (no request in progress) and for a stalled response.
-    pub idle_timeout: Duration,
-    /// SIGTERM/SIGINT seen: every response closes.
-    pub shutting_down: bool,
-}
 
 /// Where a connection is in its life.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -84,6 +57,8 @@ pub struct Conn {
     phase: Phase,
     /// Partial head, or unprocessed input held while the output bound is reached.
     leftover: Vec<u8>,
+    /// How far the partial head in `leftover` has been parsed.
+    progress: Progress,
     /// Response octets the socket has not taken yet.
     unsent: Vec<u8>,
     /// Body octets still to discard (SPEC §6).
@@ -104,6 +79,7 @@ impl Conn {
             stream,
             phase: Phase::Open,
             leftover: Vec::new(),
+            progress: Progress::default(),
             unsent: Vec::new(),
             body_left: 0,
             head_started: Some(now),
@@ -130,60 +106,75 @@ impl Conn {
 
     /// The drain window of SPEC §7.6 ended: answer what the socket already holds (with
     /// `Connection: close`), then close unless a response is under way.
-    pub fn end_drain(&mut self, env: &mut Env) -> Next {
-        debug_assert!(env.shutting_down);
-        if self.phase == Phase::Open && self.unsent.is_empty() && self.read_requests(env, false) == Next::Close {
+    pub fn end_drain(&mut self, svc: &Service, s: &mut Scratch) -> Next {
+        debug_assert!(s.draining);
+        if self.phase == Phase::Open && self.unsent.is_empty() && self.read_requests(svc, s, false) == Next::Close {
             return Next::Close;
         }
         if self.phase == Phase::Open && self.unsent.is_empty() { Next::Close } else { Next::Keep }
     }
 
     /// When the connection expires and what happens then (SPEC §7.4, §7.5).
-    pub fn deadline(&self, env: &Env) -> (Instant, Expiry) {
-        let idle = self.last_progress + env.idle_timeout;
+    pub fn deadline(&self, svc: &Service) -> (Instant, Expiry) {
+        let idle = self.last_progress + svc.config.idle_timeout;
         match (self.phase, self.head_started) {
             (Phase::Lingering { until, .. }, _) => (until, Expiry::Close),
             _ if !self.unsent.is_empty() => (idle, Expiry::Close),
-            (_, Some(start)) if !self.leftover.is_empty() => (start + env.header_timeout, Expiry::RequestTimeout),
-            (_, Some(start)) => ((start + env.header_timeout).min(idle), Expiry::Close),
+            (_, Some(start)) if !self.leftover.is_empty() => {
+                (start + svc.config.header_timeout, Expiry::RequestTimeout)
+            }
+            (_, Some(start)) => ((start + svc.config.header_timeout).min(idle), Expiry::Close),
             (_, None) => (idle, Expiry::Close),
         }
     }
 
     /// The deadline passed: close, or answer 408 and close.
-    pub fn expire(&mut self, env: &mut Env) -> Next {
-        match self.deadline(env).1 {
+    pub fn expire(&mut self, svc: &Service, s: &mut Scratch) -> Next {
+        match self.deadline(svc).1 {
             Expiry::Close => Next::Close,
             Expiry::RequestTimeout => {
                 self.leftover = Vec::new();
-                response::write(&mut env.out, Status::Refused(Reject::Timeout), false, Persistence::Close, env.redirects, &env.date);
+                self.progress = Progress::default();
+                response::write(&mut s.out, &Answer::refusal(Reject::Timeout), &svc.redirects, &s.date);
                 self.phase = Phase::Closing { linger: true };
-                self.flush(env)
+                self.flush(s)
             }
         }
     }
 
+    /// Handle one readiness event.
+    pub fn on_event(&mut self, event: &mio::event::Event, svc: &Service, s: &mut Scratch) -> Next {
+        if event.is_writable() && self.on_writable(svc, s) == Next::Close {
+            return Next::Close;
+        }
+        let peer_closed = event.is_read_closed() || event.is_error();
+        if event.is_readable() || peer_closed {
+            return self.on_readable(svc, s, peer_closed);
+        }
+        Next::Keep
+    }
+
     /// The socket is readable; `peer_closed`: the event also reported the peer's FIN
     /// (then a short read does not mean drained: the end of input is still to be read).
-    pub fn on_readable(&mut self, env: &mut Env, peer_closed: bool) -> Next {
+    pub fn on_readable(&mut self, svc: &Service, s: &mut Scratch, peer_closed: bool) -> Next {
         match self.phase {
-            Phase::Open => self.read_requests(env, peer_closed),
+            Phase::Open => self.read_requests(svc, s, peer_closed),
             Phase::Closing { .. } => Next::Keep,
-            Phase::Lingering { .. } => self.linger(env),
+            Phase::Lingering { .. } => self.linger(s),
         }
     }
 
     /// The socket is writable.
-    pub fn on_writable(&mut self, env: &mut Env) -> Next {
+    pub fn on_writable(&mut self, svc: &Service, s: &mut Scratch) -> Next {
         if self.unsent.is_empty() {
             return Next::Keep;
         }
-        if self.flush(env) == Next::Close {
+        if self.flush(s) == Next::Close {
             return Next::Close;
         }
         // Reading was paused while the output bound was reached: resume.
-        if self.phase == Phase::Open && self.unsent.len() + env.max_response <= OUTPUT_BOUND {
-            return self.read_requests(env, false);
+        if self.phase == Phase::Open && self.unsent.len() + svc.max_response <= OUTPUT_BOUND {
+            return self.read_requests(svc, s, false);
         }
         Next::Keep
     }
@@ -191,16 +182,16 @@ impl Conn {
     /// Read and answer until the socket is drained, the output bound is reached, or the
     /// connection is closing. Edge-triggered: a read shorter than the room means drained,
     /// unless `peer_closed` says that the end of input waits behind the data.
-    fn read_requests(&mut self, env: &mut Env, peer_closed: bool) -> Next {
-        while self.phase == Phase::Open && self.unsent.len() + env.max_response <= OUTPUT_BOUND {
+    fn read_requests(&mut self, svc: &Service, s: &mut Scratch, peer_closed: bool) -> Next {
+        while self.phase == Phase::Open && self.unsent.len() + svc.max_response <= OUTPUT_BOUND {
             let held = self.leftover.len();
-            env.input[..held].copy_from_slice(&self.leftover);
+            s.input[..held].copy_from_slice(&self.leftover);
             self.leftover = Vec::new();
-            let room = env.input.len() - held;
+            let room = s.input.len() - held;
             let (received, drained) = if room < MIN_READ || self.peer_done {
                 (0, false)
             } else {
-                match self.stream.read(&mut env.input[held..]) {
+                match self.stream.read(&mut s.input[held..]) {
                     Ok(0) => {
                         self.peer_done = true;
                         (0, false)
@@ -212,16 +203,16 @@ impl Conn {
                 }
             };
             if received > 0 {
-                self.last_progress = env.now;
+                self.last_progress = s.now;
             }
-            let paused = self.serve_held(env, held + received);
+            let paused = self.serve_held(svc, s, held + received);
             if self.peer_done && !paused && self.phase == Phase::Open {
                 // Every whole request the peer sent is answered; a partial one never ends.
                 // The peer has shut its side: nothing more can come, no need to linger.
                 self.phase = Phase::Closing { linger: false };
                 self.leftover = Vec::new();
             }
-            if self.flush(env) == Next::Close {
+            if self.flush(s) == Next::Close {
                 return Next::Close;
             }
             // Paused: `leftover` holds whole requests; go on once the output has room.
@@ -232,29 +223,29 @@ impl Conn {
         Next::Keep
     }
 
-    /// Answer the requests in `env.input[..len]`, keep what is left as `leftover`, and
+    /// Answer the requests in `s.input[..len]`, keep what is left as `leftover`, and
     /// move the header deadline's start. True when stopped by the output bound.
-    fn serve_held(&mut self, env: &mut Env, len: usize) -> bool {
+    fn serve_held(&mut self, svc: &Service, s: &mut Scratch, len: usize) -> bool {
         if len == 0 {
             return false;
         }
-        let input = std::mem::take(&mut env.input);
-        let (consumed, answered, paused) = self.serve(&input[..len], env);
+        let input = std::mem::take(&mut s.input);
+        let (consumed, answered, paused) = self.serve(&input[..len], svc, s);
         if consumed < len && self.phase == Phase::Open {
             self.leftover = input[consumed..len].to_vec();
         }
-        env.input = input;
+        s.input = input;
         if answered || self.head_started.is_none() {
-            self.head_started = (!self.leftover.is_empty()).then_some(env.now);
+            self.head_started = (!self.leftover.is_empty()).then_some(s.now);
         }
         paused
     }
 
-    /// Answer every complete request at the start of `input` into `env.out`, discarding
+    /// Answer every complete request at the start of `input` into `s.out`, discarding
     /// bodies. Returns the octets consumed, whether any request was answered, and whether
     /// it stopped at the output bound (else at the end, a partial head or a closing
     /// response).
-    fn serve(&mut self, input: &[u8], env: &mut Env) -> (usize, bool, bool) {
+    fn serve(&mut self, input: &[u8], svc: &Service, s: &mut Scratch) -> (usize, bool, bool) {
         let mut at = 0;
         let mut answered = false;
         loop {
@@ -266,37 +257,24 @@ impl Conn {
             if at == input.len() || self.body_left > 0 {
                 return (at, answered, false);
             }
-            if self.unsent.len() + env.out.len() + env.max_response > OUTPUT_BOUND {
+            if self.unsent.len() + s.out.len() + svc.max_response > OUTPUT_BOUND {
                 return (at, answered, true);
             }
-            match request::parse(&input[at..]) {
+            match request::parse_more(&input[at..], &mut self.progress) {
                 Parse::Complete(req) => {
+                    self.progress = Progress::default();
                     answered = true;
                     at += req.head_len;
-                    let close = env.shutting_down || !req.keep_alive || req.chunked || req.expect_continue;
-                    let persistence = match (close, req.http10) {
-                        (true, _) => Persistence::Close,
-                        (false, true) => Persistence::KeepAlive,
-                        (false, false) => Persistence::KeepOpen,
-                    };
-                    let status = match req.route {
-                        Route::Redirect { seed: Some(hash) } => {
-                            Status::Redirect { k: crate::seed::k_for_hash(hash, env.count), seeded: true }
-                        }
-                        Route::Redirect { seed: None } => {
-                            let k = (env.rng.u64(..) % u64::from(env.count)) as u32 + 1;
-                            Status::Redirect { k, seeded: false }
-                        }
-                        Route::Health => Status::Health,
-                        Route::NotFound => Status::NotFound,
-                        Route::MethodNotAllowed => Status::MethodNotAllowed,
-                    };
-                    response::write(&mut env.out, status, req.head_method, persistence, env.redirects, &env.date);
-                    if close {
+                    let answer = response::answer(&req, &svc.config, s.draining, &mut s.rng);
+                    response::write(&mut s.out, &answer, &svc.redirects, &s.date);
+                    if answer.persistence == Persistence::Close {
                         // A request that asked to close, with nothing after it and no
                         // body to come, leaves the client nothing to send.
-                        let done = !req.keep_alive && !req.chunked && req.content_length == 0
-                            && !env.shutting_down && at == input.len();
+                        let done = !req.keep_alive
+                            && !req.chunked
+                            && req.content_length == 0
+                            && !s.draining
+                            && at == input.len();
                         self.phase = Phase::Closing { linger: !done };
                         return (input.len(), answered, false);
                     }
@@ -304,7 +282,8 @@ impl Conn {
                 }
                 Parse::Partial { empty_lines } => return (at + empty_lines, answered, false),
                 Parse::Error(reject) => {
-                    response::write(&mut env.out, Status::Refused(reject), false, Persistence::Close, env.redirects, &env.date);
+                    self.progress = Progress::default();
+                    response::write(&mut s.out, &Answer::refusal(reject), &svc.redirects, &s.date);
                     self.phase = Phase::Closing { linger: true };
                     return (input.len(), true, false);
                 }
@@ -312,32 +291,32 @@ impl Conn {
         }
     }
 
-    /// Write `env.out` (then empty) after anything unsent; keep what the socket does not
+    /// Write `s.out` (then empty) after anything unsent; keep what the socket does not
     /// take. A closing connection whose output is all sent moves to lingering.
-    fn flush(&mut self, env: &mut Env) -> Next {
-        if !env.out.is_empty() {
+    fn flush(&mut self, s: &mut Scratch) -> Next {
+        if !s.out.is_empty() {
             if self.unsent.is_empty() {
-                match write_some(&mut self.stream, &env.out) {
+                match write_some(&mut self.stream, &s.out) {
                     Ok(n) => {
                         if n > 0 {
-                            self.last_progress = env.now;
+                            self.last_progress = s.now;
                         }
-                        self.unsent.extend_from_slice(&env.out[n..]);
+                        self.unsent.extend_from_slice(&s.out[n..]);
                     }
                     Err(_) => {
-                        env.out.clear();
+                        s.out.clear();
                         return Next::Close;
                     }
                 }
             } else {
-                self.unsent.extend_from_slice(&env.out);
+                self.unsent.extend_from_slice(&s.out);
             }
-            env.out.clear();
+            s.out.clear();
         } else if !self.unsent.is_empty() {
             match write_some(&mut self.stream, &self.unsent) {
                 Ok(0) => {}
                 Ok(n) => {
-                    self.last_progress = env.now;
+                    self.last_progress = s.now;
                     self.unsent.drain(..n);
                     if self.unsent.is_empty() {
                         self.unsent = Vec::new();
@@ -354,18 +333,18 @@ impl Conn {
                 return Next::Close;
             }
             self.leftover = Vec::new();
-            self.phase = Phase::Lingering { until: env.now + LINGER_TIME, discarded: 0 };
-            return self.linger(env);
+            self.phase = Phase::Lingering { until: s.now + LINGER_TIME, discarded: 0 };
+            return self.linger(s);
         }
         Next::Keep
     }
 
     /// Discard input after the write side is shut, until EOF, [`LINGER_BYTES`], or an
     /// error (the deadline is the caller's).
-    fn linger(&mut self, env: &mut Env) -> Next {
+    fn linger(&mut self, s: &mut Scratch) -> Next {
         let Phase::Lingering { until, mut discarded } = self.phase else { return Next::Keep };
         loop {
-            match self.stream.read(&mut env.input) {
+            match self.stream.read(&mut s.input) {
                 Ok(0) => return Next::Close,
                 Ok(n) => {
                     discarded += n;
@@ -401,8 +380,6 @@ fn write_some(stream: &mut TcpStream, bytes: &[u8]) -> std::io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::response::{DateLine, Redirects};
-    use std::time::SystemTime;
 
     /// A connection over loopback and the client's end of it.
     fn connected(now: Instant) -> (Conn, std::net::TcpStream) {
@@ -414,30 +391,18 @@ mod tests {
         (Conn::new(TcpStream::from_std(server), now), client)
     }
 
-    fn env(redirects: &Redirects) -> Env<'_> {
-        Env {
-            input: vec![0; 128 * 1024].into_boxed_slice(),
-            out: Vec::new(),
-            date: DateLine::new(SystemTime::now()),
-            rng: fastrand::Rng::with_seed(1),
-            now: Instant::now(),
-            count: 21,
-            redirects,
-            max_response: redirects.max_response_len(),
-            header_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            shutting_down: false,
+    /// The default configuration's service.
+    fn service() -> Service {
+        match crate::config::parse(Vec::new(), |_| None, 1) {
+            Ok(crate::config::Command::Serve(config)) => Service::new(config),
+            _ => unreachable!("the defaults are a configuration"),
         }
     }
 
     /// Read from `conn` until the client's bytes have arrived (loopback: at once).
-    fn read_until_settled(conn: &mut Conn, env: &mut Env) -> Next {
+    fn read_until_settled(conn: &mut Conn, svc: &Service, s: &mut Scratch) -> Next {
         std::thread::sleep(Duration::from_millis(20));
-        conn.on_readable(env, false)
-    }
-
-    fn redirects() -> Redirects {
-        Redirects::new(b"/{n}", 21)
+        conn.on_readable(svc, s, false)
     }
 
     #[test]
@@ -448,47 +413,47 @@ mod tests {
 
     #[test]
     fn partial_head_ranks_before_waiting_and_after_lingering() {
-        let redirects = redirects();
-        let mut env = env(&redirects);
-        let (mut partial, mut client) = connected(env.now);
+        let svc = service();
+        let mut s = Scratch::new(1);
+        let (mut partial, mut client) = connected(s.now);
         client.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
-        assert_eq!(read_until_settled(&mut partial, &mut env), Next::Keep);
-        assert_eq!(partial.eviction_rank(), Some((1, env.now)));
+        assert_eq!(read_until_settled(&mut partial, &svc, &mut s), Next::Keep);
+        assert_eq!(partial.eviction_rank(), Some((1, s.now)));
 
-        let (mut lingering, mut client) = connected(env.now);
+        let (mut lingering, mut client) = connected(s.now);
         client.write_all(b"BAD\x01 / HTTP/1.1\r\n\r\n").unwrap();
-        assert_eq!(read_until_settled(&mut lingering, &mut env), Next::Keep);
+        assert_eq!(read_until_settled(&mut lingering, &svc, &mut s), Next::Keep);
         assert_eq!(lingering.eviction_rank().map(|r| r.0), Some(0));
     }
 
     #[test]
     fn answered_connection_ranks_as_waiting_since_its_answer() {
-        let redirects = redirects();
-        let mut env = env(&redirects);
-        let (mut conn, mut client) = connected(env.now - Duration::from_secs(5));
+        let svc = service();
+        let mut s = Scratch::new(1);
+        let (mut conn, mut client) = connected(s.now - Duration::from_secs(5));
         client.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
-        assert_eq!(read_until_settled(&mut conn, &mut env), Next::Keep);
-        assert_eq!(conn.eviction_rank(), Some((2, env.now)));
+        assert_eq!(read_until_settled(&mut conn, &svc, &mut s), Next::Keep);
+        assert_eq!(conn.eviction_rank(), Some((2, s.now)));
     }
 
     #[test]
     fn connection_discarding_a_body_is_never_evicted() {
-        let redirects = redirects();
-        let mut env = env(&redirects);
-        let (mut conn, mut client) = connected(env.now);
+        let svc = service();
+        let mut s = Scratch::new(1);
+        let (mut conn, mut client) = connected(s.now);
         client.write_all(b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\nabc").unwrap();
-        assert_eq!(read_until_settled(&mut conn, &mut env), Next::Keep);
+        assert_eq!(read_until_settled(&mut conn, &svc, &mut s), Next::Keep);
         assert_eq!(conn.eviction_rank(), None);
     }
 
     #[test]
     fn request_during_drain_is_answered_with_close() {
-        let redirects = redirects();
-        let mut env = env(&redirects);
-        env.shutting_down = true;
-        let (mut conn, mut client) = connected(env.now);
+        let svc = service();
+        let mut s = Scratch::new(1);
+        s.draining = true;
+        let (mut conn, mut client) = connected(s.now);
         client.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
-        assert_eq!(read_until_settled(&mut conn, &mut env), Next::Keep);
+        assert_eq!(read_until_settled(&mut conn, &svc, &mut s), Next::Keep);
         let mut answer = [0u8; 512];
         let n = client.read(&mut answer).unwrap();
         assert!(answer[..n].ends_with(b"Content-Length: 0\r\nConnection: close\r\n\r\n"));
@@ -496,19 +461,19 @@ mod tests {
 
     #[test]
     fn end_of_drain_answers_what_arrived_and_closes_idle_and_partial() {
-        let redirects = redirects();
-        let mut env = env(&redirects);
-        env.shutting_down = true;
-        let (mut idle, _c1) = connected(env.now);
-        let (mut partial, mut c2) = connected(env.now);
-        let (mut arrived, mut c3) = connected(env.now);
+        let svc = service();
+        let mut s = Scratch::new(1);
+        s.draining = true;
+        let (mut idle, _c1) = connected(s.now);
+        let (mut partial, mut c2) = connected(s.now);
+        let (mut arrived, mut c3) = connected(s.now);
         c2.write_all(b"GET / HT").unwrap();
-        assert_eq!(read_until_settled(&mut partial, &mut env), Next::Keep);
+        assert_eq!(read_until_settled(&mut partial, &svc, &mut s), Next::Keep);
         c3.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
         std::thread::sleep(Duration::from_millis(20));
-        assert_eq!(idle.end_drain(&mut env), Next::Close);
-        assert_eq!(partial.end_drain(&mut env), Next::Close);
-        assert_eq!(arrived.end_drain(&mut env), Next::Keep); // answered, now lingering
+        assert_eq!(idle.end_drain(&svc, &mut s), Next::Close);
+        assert_eq!(partial.end_drain(&svc, &mut s), Next::Close);
+        assert_eq!(arrived.end_drain(&svc, &mut s), Next::Keep); // answered, now lingering
         let mut answer = [0u8; 512];
         let n = c3.read(&mut answer).unwrap();
         assert!(answer[..n].starts_with(b"HTTP/1.1 302 Found\r\n"));

@@ -3,16 +3,10 @@
 //! `main` reads as the story: configuration, listeners, signal pipes, one event loop per
 //! thread (thread 0 is the main thread), exit 0 once every loop has shut down.
 
-mod config;
-mod conn;
-mod request;
-mod response;
-mod seed;
-mod server;
-
+use renard::context::Service;
+use renard::{config, server};
 use std::process::exit;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 
 fn main() {
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
@@ -57,11 +51,7 @@ fn main() {
         signal_readers.push(mio::net::UnixStream::from_std(reader));
     }
 
-    let shared = Arc::new(server::Shared {
-        redirects: response::Redirects::new(&config.location, config.count),
-        config,
-        open: AtomicUsize::new(0),
-    });
+    let shared = Arc::new(Service::new(config));
     eprintln!("listening on http://{addr}");
 
     let mut loops = listeners.into_iter().zip(signal_readers);

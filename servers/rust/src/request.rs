@@ -1,23 +1,15 @@
-//! Request heads (SPEC §2, §5, §6, §7.1): one entry point, [`parse`], with three
-//! outcomes. httparse reads the request line and field lines; this module adds the rules
-//! that httparse leaves to its caller, in the order SPEC §5 lists them.
+//! Request heads (SPEC §2, §5, §6, §7.1): one entry point, [`parse_more`], with three
+//! outcomes, resumable across reads.
 //!
-//! What httparse does by default, and how the spec's answer comes out either way:
-//! - leading empty lines: skipped here before httparse sees the head (rule 1);
-//! - bare LF line ends: accepted by both (rule 2); a CR not followed by LF is found by
-//!   [`scan`] before httparse runs;
-//! - obs-fold and whitespace before the colon: httparse rejects them in requests (a field
-//!   name must be a token), which is our 400 (rule 5);
-//! - targets with octets 0x80–0xFF: httparse accepts them, [`check_target`] does not;
-//! - versions other than `HTTP/1.0`/`HTTP/1.1`: httparse says `Version`, and
-//!   [`version_error`] decides 505 against 400 (rule 4).
+//! One pass over the octets, each looked at once, with a 256-entry class table: a head
+//! dripped octet by octet costs O(n) in total, because [`Progress`] keeps the position
+//! and everything learned so far (picohttpparser's `last_len`, taken further: not only
+//! the search for the end, the checks too). Every check of rules 1–6 is made at the
+//! octet that decides it (SPEC §5: a bad octet, an over-long line or section is answered
+//! at once); rules 7–9 need the whole head and are applied at its empty line, from facts
+//! gathered on the way (which fields, how many, where their values are).
 
 use crate::seed;
-use httparse::Header;
-use std::mem::MaybeUninit;
-
-/// A field table httparse fills; left uninitialised (no 3 KiB memset per request).
-type Fields<'b, const N: usize> = [MaybeUninit<Header<'b>>; N];
 
 /// Longest request line served, in octets without its line end (SPEC §5 rule 3).
 pub const MAX_REQUEST_LINE: usize = 8192;
@@ -25,7 +17,7 @@ pub const MAX_REQUEST_LINE: usize = 8192;
 /// included (SPEC §5 rule 6).
 pub const MAX_FIELD_SECTION: usize = 16384;
 /// Most field lines in one head (SPEC §5 rule 6).
-pub const MAX_FIELD_LINES: usize = 100;
+pub const MAX_FIELD_LINES: u32 = 100;
 
 /// Why a request is refused; each one ends the connection (SPEC §7.2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -79,253 +71,433 @@ pub struct Request {
     pub expect_continue: bool,
 }
 
-/// The three outcomes of [`parse`].
+/// The three outcomes of [`parse_more`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Parse {
     /// A whole head; its body (if any) starts at `head_len`.
     Complete(Request),
     /// Not enough input yet. The first `empty_lines` octets are leading empty lines that
-    /// the caller may drop (they are never part of a request).
+    /// the caller drops (they are never part of a request); [`Progress`] already counts
+    /// from after them.
     Partial { empty_lines: usize },
     /// The head is refused with this status.
     Error(Reject),
 }
 
-/// Parse the request head at the start of `input` (SPEC §5). Never allocates except
-/// on the over-limit path (rule 6), which re-reads up to 24 KiB with a larger field table.
-pub fn parse(input: &[u8]) -> Parse {
-    let start = leading_empty_lines(input);
-    let buf = &input[start..];
-    let shape = match scan(buf) {
-        Ok(shape) => shape,
-        Err(reject) => return Parse::Error(reject),
-    };
-    match shape {
-        Shape::Incomplete => {
-            // What has come may already break rules 3–5 (httparse stops at the first
-            // bad octet): refuse it now rather than at the header deadline.
-            let mut fields: Fields<MAX_FIELD_LINES> = [const { MaybeUninit::uninit() }; MAX_FIELD_LINES];
-            match check_syntax(buf, &mut fields) {
-                Ok(_) => Parse::Partial { empty_lines: start },
-                Err(reject) => Parse::Error(reject),
-            }
-        }
-        Shape::Oversized => Parse::Error(oversized(buf)),
-        Shape::Head { head_end, .. } => {
-            let mut fields: Fields<MAX_FIELD_LINES> = [const { MaybeUninit::uninit() }; MAX_FIELD_LINES];
-            match check_syntax(&buf[..head_end], &mut fields) {
-                Ok(req) => match interpret(&req) {
-                    Ok(mut request) => {
-                        request.head_len = start + head_end;
-                        Parse::Complete(request)
-                    }
-                    Err(reject) => Parse::Error(reject),
-                },
-                Err(reject) => Parse::Error(reject),
-            }
-        }
-    }
-}
+/// Octet classes (bit flags), one table lookup per octet.
+const TCHAR: u8 = 1; // RFC 9110 token character
+const VCHAR: u8 = 2; // 0x21..=0x7E: target octets (SPEC §5 rule 3)
+const FIELD_VALUE: u8 = 4; // SP, HTAB, VCHAR, obs-text (rule 5)
+const HOST: u8 = 8; // RFC 3986 unreserved, sub-delims and '%' (rule 7)
 
-/// Octets of CRLF or LF empty lines at the start of `buf` (rule 1). A lone trailing CR
-/// is left in place: it may be the start of a CRLF.
-fn leading_empty_lines(buf: &[u8]) -> usize {
-    let mut i = 0;
-    loop {
-        match buf[i..] {
-            [b'\n', ..] => i += 1,
-            [b'\r', b'\n', ..] => i += 2,
-            _ => return i,
-        }
-    }
-}
-
-/// Where a head ends, found without parsing it.
-#[derive(Debug, PartialEq, Eq)]
-enum Shape {
-    /// No empty line yet, and every limit still holds.
-    Incomplete,
-    /// The field section passed [`MAX_FIELD_SECTION`] or [`MAX_FIELD_LINES`].
-    Oversized,
-    /// The head is `buf[..head_end]`, its empty line included.
-    Head { head_end: usize },
-}
-
-/// Find the end of the head in `buf` (no leading empty lines) while enforcing rule 2
-/// (bare CR) and the size limits of rules 3 and 6.
-fn scan(buf: &[u8]) -> Result<Shape, Reject> {
-    let mut line_start = 0;
-    let mut request_line_end = None; // index after the request line's LF
-    let mut field_lines = 0;
-    let mut i = 0;
-    while i < buf.len() {
-        match buf[i] {
-            b'\r' => match buf.get(i + 1) {
-                Some(b'\n') => {}
-                Some(_) => return Err(Reject::BadRequest),
-                None => break,
-            },
-            b'\n' => {
-                let content_end = if i > line_start && buf[i - 1] == b'\r' { i - 1 } else { i };
-                match request_line_end {
-                    None => {
-                        if content_end > MAX_REQUEST_LINE {
-                            return Err(Reject::UriTooLong);
-                        }
-                        request_line_end = Some(i + 1);
-                    }
-                    Some(fields_start) => {
-                        if i + 1 - fields_start > MAX_FIELD_SECTION {
-                            return Ok(Shape::Oversized);
-                        }
-                        if content_end == line_start {
-                            return Ok(Shape::Head { head_end: i + 1 });
-                        }
-                        field_lines += 1;
-                        if field_lines > MAX_FIELD_LINES {
-                            return Ok(Shape::Oversized);
-                        }
-                    }
-                }
-                line_start = i + 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    // `buf[..i]` holds no complete head; the limits still apply to what has come.
-    match request_line_end {
-        None if i > MAX_REQUEST_LINE => Err(Reject::UriTooLong),
-        Some(fields_start) if i - fields_start > MAX_FIELD_SECTION => Ok(Shape::Oversized),
-        _ => Ok(Shape::Incomplete),
-    }
-}
-
-/// The answer to a head past the rule 6 limits: rules 3–5 still come first, so the
-/// syntax of what has arrived is checked with a field table large enough for all of it.
-fn oversized(buf: &[u8]) -> Reject {
-    let limit = buf.len().min(MAX_REQUEST_LINE + 2 + MAX_FIELD_SECTION + 1);
-    let mut fields = vec![MaybeUninit::uninit(); limit / 3 + 1];
-    match check_syntax(&buf[..limit], &mut fields) {
-        Err(Reject::FieldsTooLarge) | Ok(_) => Reject::FieldsTooLarge,
-        Err(reject) => reject,
-    }
-}
-
-/// Rules 3–5 on `head` (complete or cut short): httparse, then the target octets.
-/// A head that httparse finds incomplete passes (the caller decides what that means).
-fn check_syntax<'h, 'b>(
-    head: &'b [u8],
-    fields: &'h mut [MaybeUninit<Header<'b>>],
-) -> Result<httparse::Request<'h, 'b>, Reject> {
-    let mut req = httparse::Request::new(&mut []);
-    match req.parse_with_uninit_headers(head, fields) {
-        Ok(_) => {}
-        Err(httparse::Error::Version) => return Err(version_error(head)),
-        Err(httparse::Error::TooManyHeaders) => return Err(Reject::FieldsTooLarge),
-        Err(_) => return Err(Reject::BadRequest),
-    }
-    if let Some(target) = req.path {
-        check_target(target.as_bytes())?;
-    }
-    Ok(req)
-}
-
-/// Rule 3 on a target that httparse accepted: visible ASCII only.
-fn check_target(target: &[u8]) -> Result<(), Reject> {
-    if target.iter().all(|&b| (0x21..=0x7e).contains(&b)) {
-        Ok(())
-    } else {
-        Err(Reject::BadRequest)
-    }
-}
-
-/// Rule 4, for a request line whose version httparse refused: 505 for another
-/// `HTTP/DIGIT.DIGIT` after a well-formed method and target, else 400.
-fn version_error(head: &[u8]) -> Reject {
-    let line_end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
-    let line = head[..line_end].strip_suffix(b"\r").unwrap_or(&head[..line_end]);
-    let mut parts = line.split(|&b| b == b' ');
-    let (Some(method), Some(target), Some(version), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Reject::BadRequest;
-    };
-    let well_formed = !method.is_empty()
-        && method.iter().all(|&b| is_tchar(b))
-        && !target.is_empty()
-        && check_target(target).is_ok();
-    match version {
-        [b'H', b'T', b'T', b'P', b'/', major, b'.', minor]
-            if well_formed && major.is_ascii_digit() && minor.is_ascii_digit() =>
+static CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let mut class = 0;
+        let alnum = c.is_ascii_alphanumeric();
+        if alnum
+            || matches!(
+                c,
+                b'!' | b'#' | b'$' | b'%' | b'&' | b'\'' | b'*' | b'+' | b'-' | b'.' | b'^' | b'_' | b'`' | b'|' | b'~'
+            )
         {
-            Reject::VersionNotSupported
+            class |= TCHAR;
         }
-        _ => Reject::BadRequest,
+        if c >= 0x21 && c <= 0x7e {
+            class |= VCHAR | FIELD_VALUE;
+        }
+        if c == b' ' || c == b'\t' || c >= 0x80 {
+            class |= FIELD_VALUE;
+        }
+        if alnum
+            || matches!(
+                c,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b'%'
+            )
+        {
+            class |= HOST;
+        }
+        table[b] = class;
+        b += 1;
+    }
+    table
+};
+
+#[inline(always)]
+fn is(b: u8, class: u8) -> bool {
+    #[cfg(test)]
+    tests::LOOKS.with(|looks| looks.set(looks.get() + 1));
+    CLASS[b as usize] & class != 0
+}
+
+/// Where the pass over a head stands.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+enum State {
+    /// Before the request line: empty lines are skipped (rule 1).
+    #[default]
+    Start,
+    Method,
+    Target,
+    Version,
+    /// At the start of a field line, or of the empty line that ends the head.
+    LineStart,
+    Name,
+    /// After the colon, in the value's leading whitespace.
+    ValueStart,
+    Value,
+}
+
+/// The fields that rules 7 and 8 and SPEC §7.1 read.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+enum Field {
+    #[default]
+    Other,
+    Host,
+    ContentLength,
+    TransferEncoding,
+    Connection,
+    Expect,
+}
+
+/// Everything learned about a head so far, positions counted from the head's first
+/// octet (leading empty lines are dropped by the caller, see [`Parse::Partial`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// The next octet to look at.
+    pos: u32,
+    state: State,
+    /// The field line being read: its kind, start, and where its value starts.
+    field: Field,
+    line_start: u32,
+    value_start: u32,
+    /// Request line: the SP after the method, the SP after the target.
+    method_end: u32,
+    target_end: u32,
+    /// `HTTP/1.0` (else `HTTP/1.1`).
+    http10: bool,
+    /// Where the field section starts (after the request line's line end).
+    fields_start: u32,
+    field_lines: u32,
+    facts: Facts,
+}
+
+/// What the field lines said, for rules 7 and 8 and SPEC §7.1.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Facts {
+    host_lines: u8,
+    bad_host: bool,
+    content_length_lines: u8,
+    /// None: absent or not 1 to 18 digits.
+    content_length: Option<u64>,
+    transfer_encoding_lines: u8,
+    /// Where the last `Transfer-Encoding` value lies (read only when it is the one).
+    transfer_encoding: (u32, u32),
+    close: bool,
+    keep_alive: bool,
+    expect_continue: bool,
+}
+
+/// Parse a whole head from scratch (tests and fuzzing; the server resumes with
+/// [`parse_more`]).
+pub fn parse(input: &[u8]) -> Parse {
+    parse_more(input, &mut Progress::default())
+}
+
+/// Go on with the request head at the start of `input`, from where `progress` stands
+/// (SPEC §5). After Partial the caller drops the reported empty lines and calls again
+/// with the same octets and more after them; after Complete or Error it starts the next
+/// request with a fresh [`Progress`]. Octets before `progress`'s position are not looked
+/// at again (but for a CR at the very end, which waits for its LF).
+pub fn parse_more(input: &[u8], progress: &mut Progress) -> Parse {
+    if progress.state != State::Start {
+        return head(input, progress);
+    }
+    // Rule 1: empty lines before the request line are dropped as they come.
+    let mut at = 0;
+    loop {
+        match input.get(at) {
+            Some(b'\n') => at += 1,
+            Some(b'\r') => match input.get(at + 1) {
+                Some(b'\n') => at += 2,
+                Some(_) => return Parse::Error(Reject::BadRequest),
+                None => return Parse::Partial { empty_lines: at },
+            },
+            Some(_) => break,
+            None => return Parse::Partial { empty_lines: at },
+        }
+    }
+    progress.state = State::Method;
+    match head(&input[at..], progress) {
+        Parse::Complete(request) => Parse::Complete(Request { head_len: at + request.head_len, ..request }),
+        Parse::Partial { .. } => Parse::Partial { empty_lines: at },
+        Parse::Error(reject) => Parse::Error(reject),
     }
 }
 
-/// RFC 9110 tchar.
-fn is_tchar(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+/// Rules 2–6 octet by octet from `p.pos`, then rules 7–9 at the empty line. `input`
+/// starts with the request line.
+fn head(input: &[u8], p: &mut Progress) -> Parse {
+    use Reject::{BadRequest, FieldsTooLarge, UriTooLong, VersionNotSupported};
+    let len = input.len();
+    let mut pos = p.pos as usize;
+    // The octets of the line end at `pos` (CR LF or LF), or out of the state loop when
+    // the input ends after a CR (rule 2: a CR followed by anything else is 400).
+    macro_rules! line_end {
+        () => {
+            match input[pos] {
+                b'\n' => 1,
+                _ => match input.get(pos + 1) {
+                    Some(b'\n') => 2,
+                    Some(_) => return Parse::Error(BadRequest),
+                    None => break,
+                },
+            }
+        };
+    }
+    // Rule 3 (request line) and rule 6 (field section) limits on what has been consumed.
+    macro_rules! within_request_line {
+        () => {
+            if pos > MAX_REQUEST_LINE {
+                return Parse::Error(UriTooLong);
+            }
+        };
+    }
+    macro_rules! within_field_section {
+        () => {
+            if pos - p.fields_start as usize > MAX_FIELD_SECTION {
+                return Parse::Error(FieldsTooLarge);
+            }
+        };
+    }
+    loop {
+        match p.state {
+            State::Start => unreachable!("leading empty lines are parse_more's"),
+            State::Method => {
+                while pos < len && is(input[pos], TCHAR) {
+                    pos += 1;
+                }
+                within_request_line!();
+                if pos == len {
+                    break;
+                }
+                if input[pos] != b' ' || pos == 0 {
+                    return Parse::Error(BadRequest);
+                }
+                p.method_end = pos as u32;
+                pos += 1;
+                p.state = State::Target;
+            }
+            State::Target => {
+                while pos < len && is(input[pos], VCHAR) {
+                    pos += 1;
+                }
+                within_request_line!();
+                if pos == len {
+                    break;
+                }
+                if input[pos] != b' ' || pos == p.method_end as usize + 1 {
+                    return Parse::Error(BadRequest);
+                }
+                p.target_end = pos as u32;
+                pos += 1;
+                p.state = State::Version;
+            }
+            State::Version => {
+                // Rule 4: `HTTP/` DIGIT `.` DIGIT, checked octet by octet.
+                let start = p.target_end as usize + 1;
+                while pos < len {
+                    let b = input[pos];
+                    let fits = match pos - start {
+                        i @ 0..=4 => b == b"HTTP/"[i],
+                        5 | 7 => b.is_ascii_digit(),
+                        6 => b == b'.',
+                        _ => false,
+                    };
+                    if !fits {
+                        break;
+                    }
+                    pos += 1;
+                }
+                within_request_line!();
+                if pos == len {
+                    break;
+                }
+                if pos - start != 8 || !matches!(input[pos], b'\r' | b'\n') {
+                    return Parse::Error(BadRequest);
+                }
+                let end = line_end!();
+                p.http10 = match (input[start + 5], input[start + 7]) {
+                    (b'1', b'1') => false,
+                    (b'1', b'0') => true,
+                    _ => return Parse::Error(VersionNotSupported),
+                };
+                pos += end;
+                p.fields_start = pos as u32;
+                p.state = State::LineStart;
+            }
+            State::LineStart => {
+                if pos == len {
+                    break;
+                }
+                match input[pos] {
+                    b'\r' | b'\n' => {
+                        pos += line_end!();
+                        within_field_section!();
+                        return complete(input, p, pos);
+                    }
+                    b if is(b, TCHAR) => {
+                        p.line_start = pos as u32;
+                        p.state = State::Name;
+                    }
+                    // SP/HTAB: obs-fold (rule 5); anything else cannot start a name.
+                    _ => return Parse::Error(BadRequest),
+                }
+            }
+            State::Name => {
+                while pos < len && is(input[pos], TCHAR) {
+                    pos += 1;
+                }
+                within_field_section!();
+                if pos == len {
+                    break;
+                }
+                // Whitespace before the colon is 400 (rule 5), like any non-token octet.
+                if input[pos] != b':' {
+                    return Parse::Error(BadRequest);
+                }
+                p.field = field_kind(&input[p.line_start as usize..pos]);
+                pos += 1;
+                p.state = State::ValueStart;
+            }
+            State::ValueStart => {
+                while pos < len && matches!(input[pos], b' ' | b'\t') {
+                    pos += 1;
+                }
+                within_field_section!();
+                if pos == len {
+                    break;
+                }
+                p.value_start = pos as u32;
+                p.state = State::Value;
+            }
+            State::Value => {
+                while pos < len && is(input[pos], FIELD_VALUE) {
+                    pos += 1;
+                }
+                within_field_section!();
+                if pos == len {
+                    break;
+                }
+                if !matches!(input[pos], b'\r' | b'\n') {
+                    return Parse::Error(BadRequest); // a control octet or DEL (rule 5)
+                }
+                let end = line_end!();
+                p.field_lines += 1;
+                if p.field_lines > MAX_FIELD_LINES {
+                    return Parse::Error(FieldsTooLarge);
+                }
+                let value_start = p.value_start as usize;
+                let value_end = value_start + trim_ows(&input[value_start..pos]).len();
+                note_field(p, &input[value_start..value_end], value_end);
+                pos += end;
+                within_field_section!();
+                p.state = State::LineStart;
+            }
+        }
+    }
+    p.pos = pos as u32;
+    Parse::Partial { empty_lines: 0 }
 }
 
-/// Rules 7–9 on a head that passed rules 1–6.
-fn interpret(req: &httparse::Request) -> Result<Request, Reject> {
-    let http10 = req.version == Some(0);
-    let mut host_lines = 0;
-    let mut content_length: Option<u64> = None;
-    let mut content_length_lines = 0;
-    let mut transfer_encoding: Option<&[u8]> = None;
-    let mut transfer_encoding_lines = 0;
-    let mut close = false;
-    let mut keep_alive_token = false;
-    let mut expect_continue = false;
-    for field in req.headers.iter() {
-        let name = field.name.as_bytes();
-        let value = trim_ows(field.value);
-        if name.eq_ignore_ascii_case(b"host") {
-            host_lines += 1;
-            if !is_valid_host(value) {
-                return Err(Reject::BadRequest);
-            }
-        } else if name.eq_ignore_ascii_case(b"content-length") {
-            content_length_lines += 1;
-            content_length = parse_content_length(value);
-        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            transfer_encoding_lines += 1;
-            transfer_encoding = Some(value);
-        } else if name.eq_ignore_ascii_case(b"connection") {
+/// Which field a name is, for rules 7 and 8 and SPEC §7.1 (case-insensitive).
+fn field_kind(name: &[u8]) -> Field {
+    let named = |n: &[u8]| name.eq_ignore_ascii_case(n);
+    match name.len() {
+        4 if named(b"host") => Field::Host,
+        6 if named(b"expect") => Field::Expect,
+        10 if named(b"connection") => Field::Connection,
+        14 if named(b"content-length") => Field::ContentLength,
+        17 if named(b"transfer-encoding") => Field::TransferEncoding,
+        _ => Field::Other,
+    }
+}
+
+/// Record what the field line just read says; `value` (OWS trimmed) ends at `value_end`.
+fn note_field(p: &mut Progress, value: &[u8], value_end: usize) {
+    let facts = &mut p.facts;
+    match p.field {
+        Field::Other => {}
+        Field::Host => {
+            facts.host_lines = facts.host_lines.saturating_add(1);
+            facts.bad_host |= !is_valid_host(value);
+        }
+        Field::ContentLength => {
+            facts.content_length_lines = facts.content_length_lines.saturating_add(1);
+            facts.content_length = parse_content_length(value);
+        }
+        Field::TransferEncoding => {
+            facts.transfer_encoding_lines = facts.transfer_encoding_lines.saturating_add(1);
+            facts.transfer_encoding = ((value_end - value.len()) as u32, value_end as u32);
+        }
+        Field::Connection => {
             for token in value.split(|&b| b == b',').map(trim_ows) {
-                close |= token.eq_ignore_ascii_case(b"close");
-                keep_alive_token |= token.eq_ignore_ascii_case(b"keep-alive");
+                facts.close |= token.eq_ignore_ascii_case(b"close");
+                facts.keep_alive |= token.eq_ignore_ascii_case(b"keep-alive");
             }
-        } else if name.eq_ignore_ascii_case(b"expect") {
-            expect_continue = value.eq_ignore_ascii_case(b"100-continue");
         }
+        Field::Expect => facts.expect_continue = value.eq_ignore_ascii_case(b"100-continue"),
     }
-    // Rule 7: exactly one Host on HTTP/1.1, at most one on HTTP/1.0.
-    if host_lines > 1 || (!http10 && host_lines == 0) {
+}
+
+/// Rules 7–9 on a head that passed rules 1–6; it is `input[..head_len]`.
+fn complete(input: &[u8], p: &Progress, head_len: usize) -> Parse {
+    match interpret(input, p) {
+        Ok(request) => Parse::Complete(Request { head_len, ..request }),
+        Err(reject) => Parse::Error(reject),
+    }
+}
+
+fn interpret(input: &[u8], p: &Progress) -> Result<Request, Reject> {
+    let facts = &p.facts;
+    let http10 = p.http10;
+    // Rule 7: exactly one Host on HTTP/1.1, at most one on HTTP/1.0, each well-formed.
+    if facts.bad_host || facts.host_lines > 1 || (!http10 && facts.host_lines == 0) {
         return Err(Reject::BadRequest);
     }
     // Rule 8.
-    if content_length_lines > 1 || (content_length_lines == 1 && content_length.is_none()) {
+    let lengths = facts.content_length_lines;
+    if lengths > 1 || (lengths == 1 && facts.content_length.is_none()) {
         return Err(Reject::BadRequest);
     }
-    let chunked = match transfer_encoding {
-        None => false,
-        Some(_) if content_length_lines > 0 || http10 || transfer_encoding_lines > 1 => {
-            return Err(Reject::BadRequest);
-        }
-        Some(codings) => {
-            check_transfer_codings(codings)?;
+    let chunked = match facts.transfer_encoding_lines {
+        0 => false,
+        _ if lengths > 0 || http10 || facts.transfer_encoding_lines > 1 => return Err(Reject::BadRequest),
+        _ => {
+            let (start, end) = facts.transfer_encoding;
+            check_transfer_codings(&input[start as usize..end as usize])?;
             true
         }
     };
-    let content_length = content_length.unwrap_or(0);
+    let content_length = facts.content_length.unwrap_or(0);
     // Rule 9.
-    let (path, query_target) = split_target(req.path.unwrap_or("").as_bytes())?;
-    let method = req.method.unwrap_or("").as_bytes();
+    let method = &input[..p.method_end as usize];
+    let (path, query_target) = split_target(&input[p.method_end as usize + 1..p.target_end as usize])?;
     let readable = method == b"GET" || method == b"HEAD";
     let route = match path {
         b"/" if readable => Route::Redirect { seed: seed::seed_hash(query_target) },
@@ -338,20 +510,19 @@ fn interpret(req: &httparse::Request) -> Result<Request, Reject> {
         route,
         head_method: method == b"HEAD",
         http10,
-        keep_alive: !close && (!http10 || keep_alive_token),
+        keep_alive: !facts.close && (!http10 || facts.keep_alive),
         content_length,
         chunked,
-        expect_continue: expect_continue && !http10 && content_length > 0,
+        expect_continue: facts.expect_continue && !http10 && content_length > 0,
     })
 }
 
 /// SPEC §5 rule 8 on a `Transfer-Encoding` value: the last coding is `chunked`, no
 /// element is empty; codings before it are not implemented.
 fn check_transfer_codings(value: &[u8]) -> Result<(), Reject> {
-    let mut codings = value.split(|&b| b == b',').map(trim_ows);
     let mut count = 0;
     let mut last: &[u8] = b"";
-    for coding in &mut codings {
+    for coding in value.split(|&b| b == b',').map(trim_ows) {
         if coding.is_empty() {
             return Err(Reject::BadRequest);
         }
@@ -413,13 +584,13 @@ fn is_valid_host(value: &[u8]) -> bool {
     let rest = if value[0] == b'[' {
         let Some(close) = value.iter().position(|&b| b == b']') else { return false };
         let literal = &value[1..close];
-        if literal.is_empty() || !literal.iter().all(|&b| is_unreserved_or_sub_delim(b) || b == b':') {
+        if literal.is_empty() || !literal.iter().all(|&b| is(b, HOST) && b != b'%' || b == b':') {
             return false;
         }
         &value[close + 1..]
     } else {
         let host_end = value.iter().position(|&b| b == b':').unwrap_or(value.len());
-        if !value[..host_end].iter().all(|&b| is_unreserved_or_sub_delim(b) || b == b'%') {
+        if !value[..host_end].iter().all(|&b| is(b, HOST)) {
             return false;
         }
         &value[host_end..]
@@ -429,11 +600,6 @@ fn is_valid_host(value: &[u8]) -> bool {
         [b':', port @ ..] => port.iter().all(u8::is_ascii_digit),
         _ => false,
     }
-}
-
-/// RFC 3986 unreserved / sub-delims.
-fn is_unreserved_or_sub_delim(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=".contains(&b)
 }
 
 /// `s` without optional whitespace (SP, HTAB) at either end.

@@ -1,6 +1,27 @@
 //! One line per rule of SPEC §5–§7.1, each named after what it proves.
 
 use super::*;
+use std::cell::Cell;
+
+thread_local! {
+    /// Octets the class table was asked about (the parser's per-octet work).
+    pub static LOOKS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Feed `input` one octet more at a time, as a client dripping it would, keeping what the
+/// caller keeps (dropping leading empty lines); the outcome of the last call.
+fn dripped(input: &[u8]) -> Parse {
+    let mut progress = Progress::default();
+    let mut start = 0;
+    for end in 1..=input.len() {
+        match parse_more(&input[start..end], &mut progress) {
+            Parse::Partial { empty_lines } => start += empty_lines,
+            Parse::Complete(r) => return Parse::Complete(Request { head_len: start + r.head_len, ..r }),
+            error => return error,
+        }
+    }
+    Parse::Partial { empty_lines: 0 }
+}
 
 /// The status the head gets: 302/200/404/405 for a route, the refusal's status, or 0
 /// for "need more input".
@@ -180,34 +201,60 @@ fn partial_reports_droppable_empty_lines() {
 
 #[test]
 fn seed_is_read_from_origin_form_query() {
-    assert_eq!(complete(b"GET /?seed=a HTTP/1.1\r\nHost: a\r\n\r\n").route, Route::Redirect { seed: Some(seed::fnv1a(b"a")) });
+    assert_eq!(
+        complete(b"GET /?seed=a HTTP/1.1\r\nHost: a\r\n\r\n").route,
+        Route::Redirect { seed: Some(seed::fnv1a(b"a")) }
+    );
 }
 
 #[test]
 fn seed_is_read_from_absolute_form_query() {
-    assert_eq!(complete(b"GET http://h/?seed=a HTTP/1.1\r\nHost: a\r\n\r\n").route, Route::Redirect { seed: Some(seed::fnv1a(b"a")) });
+    assert_eq!(
+        complete(b"GET http://h/?seed=a HTTP/1.1\r\nHost: a\r\n\r\n").route,
+        Route::Redirect { seed: Some(seed::fnv1a(b"a")) }
+    );
 }
 
 #[test]
-fn http11_keeps_alive_by_default() { assert!(complete(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").keep_alive) }
+fn http11_keeps_alive_by_default() {
+    assert!(complete(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").keep_alive)
+}
 #[test]
-fn connection_close_ends_http11() { assert!(!complete(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: foo, Close\r\n\r\n").keep_alive) }
+fn connection_close_ends_http11() {
+    assert!(!complete(b"GET / HTTP/1.1\r\nHost: a\r\nConnection: foo, Close\r\n\r\n").keep_alive)
+}
 #[test]
-fn http10_closes_by_default() { assert!(!complete(b"GET / HTTP/1.0\r\n\r\n").keep_alive) }
+fn http10_closes_by_default() {
+    assert!(!complete(b"GET / HTTP/1.0\r\n\r\n").keep_alive)
+}
 #[test]
-fn http10_keep_alive_token_persists() { assert!(complete(b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").keep_alive) }
+fn http10_keep_alive_token_persists() {
+    assert!(complete(b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").keep_alive)
+}
 #[test]
-fn content_length_is_reported() { assert_eq!(complete(b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 12\r\n\r\n").content_length, 12) }
+fn content_length_is_reported() {
+    assert_eq!(complete(b"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 12\r\n\r\n").content_length, 12)
+}
 #[test]
-fn chunked_is_reported() { assert!(complete(b"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n").chunked) }
+fn chunked_is_reported() {
+    assert!(complete(b"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n").chunked)
+}
 #[test]
-fn expect_continue_with_body_is_reported() { assert!(complete(b"GET / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n").expect_continue) }
+fn expect_continue_with_body_is_reported() {
+    assert!(complete(b"GET / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n").expect_continue)
+}
 #[test]
-fn expect_continue_without_body_is_ignored() { assert!(!complete(b"GET / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n\r\n").expect_continue) }
+fn expect_continue_without_body_is_ignored() {
+    assert!(!complete(b"GET / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n\r\n").expect_continue)
+}
 #[test]
-fn expect_continue_on_http10_is_ignored() { assert!(!complete(b"GET / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n").expect_continue) }
+fn expect_continue_on_http10_is_ignored() {
+    assert!(!complete(b"GET / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n").expect_continue)
+}
 #[test]
-fn head_method_is_reported() { assert!(complete(b"HEAD / HTTP/1.1\r\nHost: a\r\n\r\n").head_method) }
+fn head_method_is_reported() {
+    assert!(complete(b"HEAD / HTTP/1.1\r\nHost: a\r\n\r\n").head_method)
+}
 
 cases! {
     binary_request_line_is_400_before_head_ends: b"\xcd\x07,\xd8 / HTTP/1.1\r\n" => 400;
@@ -215,6 +262,33 @@ cases! {
     bad_field_is_400_before_head_ends: "GET / HTTP/1.1\r\nHost : a\r\n" => 400;
     partial_version_needs_more: "GET / HTTP/1." => 0;
     partial_field_value_needs_more: "GET / HTTP/1.1\r\nHost: a" => 0;
+}
+
+/// A head dripped octet by octet costs O(n) in all: each octet is looked at about once,
+/// not once per read (which would be n²/2 = 50 million here).
+#[test]
+fn dripped_head_is_looked_at_once() {
+    let head = big("GET / HTTP/1.1\r\nHost: a\r\nX: ", 10_000, "\r\n\r\n");
+    LOOKS.with(|looks| looks.set(0));
+    assert!(matches!(dripped(&head), Parse::Complete(r) if r.head_len == head.len()));
+    let looks = LOOKS.with(Cell::get);
+    assert!(looks <= 2 * head.len(), "{looks} looks for {} octets", head.len());
+}
+
+/// Dripped or whole, a head gets the same outcome (the resumed pass forgets nothing).
+#[test]
+fn dripped_heads_agree_with_whole_heads() {
+    let heads: &[&[u8]] = &[
+        b"\r\n\nGET /?seed=x HTTP/1.0\r\nConnection: keep-alive\r\nHost: [::1]:80\r\n\r\n",
+        b"POST /x HTTP/1.1\nHost: a\nContent-Length: 5\nTransfer-Encoding: chunked\n\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\nExpect: 100-continue\r\n\r\n",
+        b"GET / HTTP/2.0\r\nHost: a\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: a\r\n\rX",
+        b"GET / HTTP/1.1\r\nHost : a\r\n\r\n",
+    ];
+    for head in heads {
+        assert_eq!(dripped(head), parse(head), "{}", head.escape_ascii());
+    }
 }
 
 /// Mutated valid heads (fixed seed, bounded count): parse never panics and a complete
@@ -232,12 +306,18 @@ fn mutated_heads_never_panic() {
             let at = rng.usize(..input.len());
             match rng.u8(..3) {
                 0 => input[at] = rng.u8(..),
-                1 => { input.remove(at); }
+                1 => {
+                    input.remove(at);
+                }
                 _ => input.insert(at, *b"\r\n :,%\x00\x7f".get(rng.usize(..8)).unwrap()),
             }
         }
-        if let Parse::Complete(r) = parse(&input) {
+        let whole = parse(&input);
+        if let Parse::Complete(r) = whole {
             assert!(r.head_len <= input.len());
+        }
+        if round % 10 == 0 && !matches!(whole, Parse::Partial { .. }) {
+            assert_eq!(dripped(&input), whole, "{}", input.escape_ascii());
         }
     }
 }

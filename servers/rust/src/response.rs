@@ -2,7 +2,9 @@
 //! status and `Location` line per k when N is small (else template pieces + itoa), the
 //! fixed fields of every other status, and the `Date` line once per second.
 
-use crate::request::Reject;
+use crate::config::Config;
+use crate::request::{Reject, Request, Route};
+use crate::seed;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Most k whose 302 head is rendered ahead of time (above this, template pieces + itoa).
@@ -150,16 +152,56 @@ impl DateLine {
     }
 }
 
-/// Append the whole response for `status` to `out`. `head_method`: a HEAD request (no
-/// body). `redirects` renders 302 heads; `date` is the current Date line.
-pub fn write(
-    out: &mut Vec<u8>,
-    status: Status,
-    head_method: bool,
-    persistence: Persistence,
-    redirects: &Redirects,
-    date: &DateLine,
-) {
+/// A response decided: its status, whether it has a body, what follows it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// What to answer.
+    pub status: Status,
+    /// A HEAD request: no body (SPEC §4).
+    pub head_method: bool,
+    /// The `Connection` field, and whether the server closes after it.
+    pub persistence: Persistence,
+}
+
+impl Answer {
+    /// The answer to a refused head: its status, then close (SPEC §7.2).
+    pub fn refusal(reject: Reject) -> Self {
+        Answer { status: Status::Refused(reject), head_method: false, persistence: Persistence::Close }
+    }
+}
+
+/// The answer to a complete request, decided here and nowhere else: the route's status,
+/// k drawn from `rng` or given by the seed (SPEC §3), and persistence (SPEC §7.1, §7.2;
+/// `draining`: every answer closes, §7.6).
+pub fn answer(request: &Request, config: &Config, draining: bool, rng: &mut fastrand::Rng) -> Answer {
+    let status = match request.route {
+        Route::Redirect { seed: Some(hash) } => {
+            Status::Redirect { k: seed::k_for_hash(hash, config.count), seeded: true }
+        }
+        Route::Redirect { seed: None } => Status::Redirect { k: k_drawn(rng, config.count), seeded: false },
+        Route::Health => Status::Health,
+        Route::NotFound => Status::NotFound,
+        Route::MethodNotAllowed => Status::MethodNotAllowed,
+    };
+    let close = draining || !request.keep_alive || request.chunked || request.expect_continue;
+    let persistence = match (close, request.http10) {
+        (true, _) => Persistence::Close,
+        (false, true) => Persistence::KeepAlive,
+        (false, false) => Persistence::KeepOpen,
+    };
+    Answer { status, head_method: request.head_method, persistence }
+}
+
+/// k uniform in 1..=`count`: a 64-bit draw reduced modulo N, bias below 2⁻⁴⁴ for
+/// N ≤ 10⁶ (SPEC §3 asks for less than 10⁻⁹).
+pub fn k_drawn(rng: &mut fastrand::Rng, count: u32) -> u32 {
+    (rng.u64(..) % u64::from(count)) as u32 + 1
+}
+
+/// Append the whole response to `out`. `redirects` renders 302 heads; `date` is the
+/// current Date line.
+pub fn write(out: &mut Vec<u8>, answer: &Answer, redirects: &Redirects, date: &DateLine) {
+    let Answer { status, head_method, persistence } = *answer;
     let mut body: &[u8] = b"";
     match status {
         Status::Redirect { k, seeded } => {
@@ -175,9 +217,7 @@ pub fn write(
             body = b"ok\n";
         }
         Status::NotFound => out.extend_from_slice(b"HTTP/1.1 404 Not Found\r\n"),
-        Status::MethodNotAllowed => {
-            out.extend_from_slice(b"HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\n")
-        }
+        Status::MethodNotAllowed => out.extend_from_slice(b"HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\n"),
         Status::Refused(reject) => out.extend_from_slice(match reject {
             Reject::BadRequest => b"HTTP/1.1 400 Bad Request\r\n",
             Reject::Timeout => b"HTTP/1.1 408 Request Timeout\r\n",
@@ -216,7 +256,8 @@ mod tests {
 
     fn render(status: Status, head: bool, persistence: Persistence, count: u32) -> String {
         let mut out = Vec::new();
-        write(&mut out, status, head, persistence, &Redirects::new(TEMPLATE, count), &DateLine::new(midnight()));
+        let answer = Answer { status, head_method: head, persistence };
+        write(&mut out, &answer, &Redirects::new(TEMPLATE, count), &DateLine::new(midnight()));
         String::from_utf8(out).unwrap()
     }
 
@@ -226,20 +267,27 @@ mod tests {
     fn redirect_is_byte_exact() {
         assert_eq!(
             render(Status::Redirect { k: 7, seeded: false }, false, Persistence::KeepOpen, 21),
-            format!("HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-7.png\r\nCache-Control: no-store\r\n{DATE}Content-Length: 0\r\n\r\n")
+            format!(
+                "HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-7.png\r\nCache-Control: no-store\r\n{DATE}Content-Length: 0\r\n\r\n"
+            )
         );
     }
 
     #[test]
     fn seeded_redirect_is_cacheable() {
-        assert!(render(Status::Redirect { k: 1, seeded: true }, false, Persistence::KeepOpen, 21)
-            .contains("\r\nCache-Control: public, max-age=86400\r\nDate: "));
+        assert!(
+            render(Status::Redirect { k: 1, seeded: true }, false, Persistence::KeepOpen, 21)
+                .contains("\r\nCache-Control: public, max-age=86400\r\nDate: ")
+        );
     }
 
     #[test]
     fn large_count_renders_from_pieces_like_prerendered() {
         let status = Status::Redirect { k: 21, seeded: false };
-        assert_eq!(render(status, false, Persistence::KeepOpen, 1_000_000), render(status, false, Persistence::KeepOpen, 21));
+        assert_eq!(
+            render(status, false, Persistence::KeepOpen, 1_000_000),
+            render(status, false, Persistence::KeepOpen, 21)
+        );
     }
 
     #[test]
@@ -260,7 +308,9 @@ mod tests {
     fn health_has_type_cache_and_body() {
         assert_eq!(
             render(Status::Health, false, Persistence::KeepOpen, 21),
-            format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\n{DATE}Content-Length: 3\r\n\r\nok\n")
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\n{DATE}Content-Length: 3\r\n\r\nok\n"
+            )
         );
     }
 
@@ -281,13 +331,18 @@ mod tests {
     fn refusal_closes() {
         assert_eq!(
             render(Status::Refused(Reject::FieldsTooLarge), false, Persistence::Close, 21),
-            format!("HTTP/1.1 431 Request Header Fields Too Large\r\n{DATE}Content-Length: 0\r\nConnection: close\r\n\r\n")
+            format!(
+                "HTTP/1.1 431 Request Header Fields Too Large\r\n{DATE}Content-Length: 0\r\nConnection: close\r\n\r\n"
+            )
         );
     }
 
     #[test]
     fn http10_keep_alive_is_announced() {
-        assert!(render(Status::NotFound, false, Persistence::KeepAlive, 21).ends_with("Content-Length: 0\r\nConnection: keep-alive\r\n\r\n"));
+        assert!(
+            render(Status::NotFound, false, Persistence::KeepAlive, 21)
+                .ends_with("Content-Length: 0\r\nConnection: keep-alive\r\n\r\n")
+        );
     }
 
     #[test]

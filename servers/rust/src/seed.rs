@@ -36,11 +36,7 @@ pub fn seed_hash(target: &[u8]) -> Option<u64> {
             Some(eq) => (&param[..eq], &param[eq + 1..]),
             None => (param, &param[param.len()..]),
         };
-        if decoded_equals(name, b"seed") {
-            Some(Decoded::new(value).fold(FNV_OFFSET, fnv_step))
-        } else {
-            None
-        }
+        if decoded_equals(name, b"seed") { Some(Decoded::new(value).fold(FNV_OFFSET, fnv_step)) } else { None }
     })
 }
 
@@ -101,39 +97,73 @@ mod tests {
     }
 
     #[test]
-    fn fnv_of_empty_is_offset_basis() { assert_eq!(fnv1a(b""), 0xcbf29ce484222325) }
+    fn fnv_of_empty_is_offset_basis() {
+        assert_eq!(fnv1a(b""), 0xcbf29ce484222325)
+    }
     #[test]
-    fn fnv_of_a_matches_published_vector() { assert_eq!(fnv1a(b"a"), 0xaf63dc4c8601ec8c) }
+    fn fnv_of_a_matches_published_vector() {
+        assert_eq!(fnv1a(b"a"), 0xaf63dc4c8601ec8c)
+    }
     #[test]
-    fn fnv_of_foobar_matches_published_vector() { assert_eq!(fnv1a(b"foobar"), 0x85944171f73967e8) }
+    fn fnv_of_foobar_matches_published_vector() {
+        assert_eq!(fnv1a(b"foobar"), 0x85944171f73967e8)
+    }
     #[test]
-    fn no_query_draws_at_random() { assert_eq!(k("/", 21), None) }
+    fn no_query_draws_at_random() {
+        assert_eq!(k("/", 21), None)
+    }
     #[test]
-    fn query_without_seed_draws_at_random() { assert_eq!(k("/?r=7", 21), None) }
+    fn query_without_seed_draws_at_random() {
+        assert_eq!(k("/?r=7", 21), None)
+    }
     #[test]
-    fn empty_seed_value_is_a_seed() { assert_eq!(k("/?seed=", 21), k_of(b"", 21)) }
+    fn empty_seed_value_is_a_seed() {
+        assert_eq!(k("/?seed=", 21), k_of(b"", 21))
+    }
     #[test]
-    fn seed_without_equals_is_empty_seed() { assert_eq!(k("/?seed", 21), k_of(b"", 21)) }
+    fn seed_without_equals_is_empty_seed() {
+        assert_eq!(k("/?seed", 21), k_of(b"", 21))
+    }
     #[test]
-    fn first_seed_parameter_wins() { assert_eq!(k("/?seed=a&seed=b", 1000), k_of(b"a", 1000)) }
+    fn first_seed_parameter_wins() {
+        assert_eq!(k("/?seed=a&seed=b", 1000), k_of(b"a", 1000))
+    }
     #[test]
-    fn plus_decodes_to_space() { assert_eq!(k("/?seed=a+b", 1000), k_of(b"a b", 1000)) }
+    fn plus_decodes_to_space() {
+        assert_eq!(k("/?seed=a+b", 1000), k_of(b"a b", 1000))
+    }
     #[test]
-    fn percent_hex_decodes_either_case() { assert_eq!(k("/?seed=%2f%2F", 1000), k_of(b"//", 1000)) }
+    fn percent_hex_decodes_either_case() {
+        assert_eq!(k("/?seed=%2f%2F", 1000), k_of(b"//", 1000))
+    }
     #[test]
-    fn percent_without_two_hex_digits_stays_literal() { assert_eq!(k("/?seed=%zz%4", 1000), k_of(b"%zz%4", 1000)) }
+    fn percent_without_two_hex_digits_stays_literal() {
+        assert_eq!(k("/?seed=%zz%4", 1000), k_of(b"%zz%4", 1000))
+    }
     #[test]
-    fn encoded_name_matches_seed() { assert_eq!(k("/?s%65ed=x", 1000), k_of(b"x", 1000)) }
+    fn encoded_name_matches_seed() {
+        assert_eq!(k("/?s%65ed=x", 1000), k_of(b"x", 1000))
+    }
     #[test]
-    fn semicolon_is_not_a_separator() { assert_eq!(k("/?a=1;seed=x", 1000), None) }
+    fn semicolon_is_not_a_separator() {
+        assert_eq!(k("/?a=1;seed=x", 1000), None)
+    }
     #[test]
-    fn value_keeps_later_equals_signs() { assert_eq!(k("/?seed=a=b", 1000), k_of(b"a=b", 1000)) }
+    fn value_keeps_later_equals_signs() {
+        assert_eq!(k("/?seed=a=b", 1000), k_of(b"a=b", 1000))
+    }
     #[test]
-    fn name_must_be_exactly_seed() { assert_eq!(k("/?seeds=x&Seed=y", 1000), None) }
+    fn name_must_be_exactly_seed() {
+        assert_eq!(k("/?seeds=x&Seed=y", 1000), None)
+    }
     #[test]
-    fn seed_after_other_parameters_is_found() { assert_eq!(k("/?r=1&seed=x", 1000), k_of(b"x", 1000)) }
+    fn seed_after_other_parameters_is_found() {
+        assert_eq!(k("/?r=1&seed=x", 1000), k_of(b"x", 1000))
+    }
     #[test]
-    fn non_ascii_octets_are_hashed_raw() { assert_eq!(k("/?seed=%C3%A9", 1000), k_of("é".as_bytes(), 1000)) }
+    fn non_ascii_octets_are_hashed_raw() {
+        assert_eq!(k("/?seed=%C3%A9", 1000), k_of("é".as_bytes(), 1000))
+    }
     /// Every case of spec/vectors/seeds.json (skipped when this crate is built outside
     /// the repository).
     #[test]
@@ -155,5 +185,7 @@ mod tests {
         }
     }
     #[test]
-    fn k_is_hash_mod_n_plus_one() { assert_eq!(k_for_hash(0xcbf29ce484222325, 21), (0xcbf29ce484222325u64 % 21) as u32 + 1) }
+    fn k_is_hash_mod_n_plus_one() {
+        assert_eq!(k_for_hash(0xcbf29ce484222325, 21), (0xcbf29ce484222325u64 % 21) as u32 + 1)
+    }
 }

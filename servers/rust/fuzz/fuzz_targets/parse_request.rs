@@ -1,17 +1,27 @@
-//! Fuzz target for the request parser entry point, `request::parse`: it must never
-//! panic, and a complete head must lie within the input. Run: `cargo fuzz run parse_request`.
+//! Fuzz target for the request parser, `renard::request`: it must never panic, a
+//! complete head must lie within the input, and the same octets dripped in two pieces
+//! (split where the input's first octet says) must get the same outcome as at once.
+//! Run: `cargo fuzz run parse_request` (or `fuzz/run SECONDS`).
 #![no_main]
 
-// The server is a binary crate: its parser's two files are compiled in here as they are.
-#[path = "../../src/request.rs"]
-#[allow(dead_code)]
-mod request;
-#[path = "../../src/seed.rs"]
-#[allow(dead_code)]
-mod seed;
+use renard::request::{Parse, Progress, Request, parse, parse_more};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let request::Parse::Complete(r) = request::parse(data) {
+    let whole = parse(data);
+    if let Parse::Complete(r) = whole {
         assert!(r.head_len <= data.len());
     }
+    let Some((&split, data)) = data.split_first() else { return };
+    let whole = parse(data);
+    let cut = usize::from(split) * data.len() / 255;
+    let mut progress = Progress::default();
+    let first = parse_more(&data[..cut], &mut progress);
+    let resumed = match first {
+        Parse::Partial { empty_lines } => match parse_more(&data[empty_lines..], &mut progress) {
+            Parse::Complete(r) => Parse::Complete(Request { head_len: empty_lines + r.head_len, ..r }),
+            other => other,
+        },
+        decided => decided,
+    };
+    assert_eq!(whole, resumed, "cut at {cut}");
 });

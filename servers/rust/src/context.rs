@@ -1,0 +1,71 @@
+//! What a connection works with besides itself: the [`Service`] every thread reads (the
+//! configuration and what is built from it once) and the [`Scratch`] state each thread
+//! owns and lends to one connection at a time.
+
+use crate::config::Config;
+use crate::response::{DateLine, Redirects};
+use std::sync::atomic::AtomicUsize;
+use std::time::{Instant, SystemTime};
+
+/// Read buffer per thread, in octets: larger than the largest head (about 24.6 KiB), and
+/// at the allocator's mmap threshold, so that its pages cost memory only once read into.
+pub const INPUT_BUFFER: usize = 128 * 1024;
+/// Most unsent response octets held per connection (SPEC §7.5).
+pub const OUTPUT_BOUND: usize = 64 * 1024;
+
+/// Built once, read by every thread.
+pub struct Service {
+    /// The configuration.
+    pub config: Config,
+    /// The rendered 302 heads.
+    pub redirects: Redirects,
+    /// The longest response any request can get, in octets.
+    pub max_response: usize,
+    /// Open connections across all threads; only [`crate::conns::Conns`] touches it.
+    pub open: AtomicUsize,
+}
+
+impl Service {
+    /// Render what can be rendered ahead from `config`.
+    pub fn new(config: Config) -> Self {
+        let redirects = Redirects::new(&config.location, config.count);
+        let max_response = redirects.max_response_len();
+        Service { config, redirects, max_response, open: AtomicUsize::new(0) }
+    }
+}
+
+/// One thread's working state.
+pub struct Scratch {
+    /// Read buffer; its contents do not outlive one call.
+    pub input: Box<[u8]>,
+    /// Responses of the current read batch, written at once.
+    pub out: Vec<u8>,
+    /// The current Date line.
+    pub date: DateLine,
+    /// Uniform draws for unseeded redirects (SPEC §3), seeded from the OS.
+    pub rng: fastrand::Rng,
+    /// The time of the current event batch.
+    pub now: Instant,
+    /// SIGTERM/SIGINT seen: every answer closes (SPEC §7.6).
+    pub draining: bool,
+}
+
+impl Scratch {
+    /// Fresh state; `seed` seeds the generator.
+    pub fn new(seed: u64) -> Self {
+        Scratch {
+            input: vec![0; INPUT_BUFFER].into_boxed_slice(),
+            out: Vec::with_capacity(OUTPUT_BOUND),
+            date: DateLine::new(SystemTime::now()),
+            rng: fastrand::Rng::with_seed(seed),
+            now: Instant::now(),
+            draining: false,
+        }
+    }
+
+    /// Read the clocks once for a batch of events.
+    pub fn tick(&mut self) {
+        self.now = Instant::now();
+        self.date.update(SystemTime::now());
+    }
+}

@@ -1,0 +1,17 @@
+//! renard: answers `GET /` with a 302 to a random avatar (spec/SPEC.md).
+//!
+//! The server as a library, so that the binary (`main.rs`), the tests and the fuzz
+//! targets link the same code. From the wire inward: [`server`] runs one thread's event
+//! loop over [`conns`], the thread's connections; [`conn`] is one connection's state
+//! machine; [`request`] parses a head; [`response`] decides and renders the answer, with
+//! [`seed`] for seeded choices; [`config`] reads the command line; [`context`] holds what
+//! every thread reads and what each thread owns.
+
+pub mod config;
+pub mod conn;
+pub mod conns;
+pub mod context;
+pub mod request;
+pub mod response;
+pub mod seed;
+pub mod server;
