@@ -29,11 +29,15 @@ final class DateLine {
         long doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
         int day = (int) (doy - (153 * mp + 2) / 5 + 1), month = (int) (mp < 10 ? mp + 3 : mp - 9);
         long year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-        String text = String.format("Date: %s, %02d %s %04d %02d:%02d:%02d GMT\r\n",
-                DAYS[(int) Math.floorMod(days, 7)], day, MONTHS[month - 1], year,
-                secOfDay / 3600, secOfDay / 60 % 60, secOfDay % 60);
-        byte[] bytes = Responses.ascii(text);
-        System.arraycopy(bytes, 0, line, 0, line.length);
+        StringBuilder text = new StringBuilder(line.length).append("Date: ")
+                .append(DAYS[(int) Math.floorMod(days, 7)]).append(", ");
+        two(text, day).append(' ').append(MONTHS[month - 1]).append(' ').append(year).append(' ');
+        two(two(two(text, secOfDay / 3600).append(':'), secOfDay / 60 % 60).append(':'), secOfDay % 60).append(" GMT\r\n");
+        for (int i = 0; i < line.length; i++) line[i] = (byte) text.charAt(i);
+    }
+
+    private static StringBuilder two(StringBuilder text, int n) {
+        return text.append((char) ('0' + n / 10)).append((char) ('0' + n % 10));
     }
 
     /** The line, CRLF included (37 octets). */

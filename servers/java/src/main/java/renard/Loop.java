@@ -117,8 +117,15 @@ final class Loop implements Runnable {
         } catch (java.nio.channels.CancelledKeyException e) {
             return;
         }
-        if ((ready & SelectionKey.OP_WRITE) != 0) keep = conn.onWritable(this);
-        if (keep && (ready & SelectionKey.OP_READ) != 0) keep = conn.onReadable(this);
+        try {
+            if ((ready & SelectionKey.OP_WRITE) != 0) keep = conn.onWritable(this);
+            if (keep && (ready & SelectionKey.OP_READ) != 0) keep = conn.onReadable(this);
+        } catch (OutOfMemoryError e) {
+            // The heap (-Xmx) cannot hold this connection's partial head or unsent output:
+            // it goes, the others stay served.
+            out.len = 0;
+            keep = false;
+        }
         if (keep && windowOver && conn.hasNothingToSend()) keep = false;
         if (keep) {
             settle(conn);
