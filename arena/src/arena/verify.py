@@ -271,20 +271,15 @@ def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> li
 
 
 def suite_table(results: list[SuiteResult]):
-    """The entry x scenario table for the console."""
+    """The entry x scenario table for the console: a row per scenario, a column per entry."""
     from rich.table import Table
-
-    table = Table(title="suite: entry × scenario (✓ N: N tests passed; ✗ F/N: F of N failed)")
-    table.add_column("entry")
-    names = scenario_names(results)
-    for name in names:
-        table.add_column(name, justify="center")
-    table.add_column("time", justify="right")
+    table = Table(title="suite: scenario × entry (✓ N: N tests passed; ✗ F/N: F of N failed)")
+    table.add_column("scenario")
     for result in results:
-        cells = [scenario_cell(result.scenarios.get(name)) for name in names]
-        table.add_row(
-            result.entry.name,
-            *[c.replace("✗", "[red]✗[/]").replace("✓", "[green]✓[/]") for c in cells],
-            f"{result.seconds:.0f} s",
-        )
+        table.add_column(result.entry.name, justify="center")
+    for name in scenario_names(results):
+        cells = [scenario_cell(result.scenarios.get(name)) for result in results]
+        table.add_row(name, *[c.replace("✗", "[red]✗[/]").replace("✓", "[green]✓[/]") for c in cells])
+    table.add_section()
+    table.add_row("time", *[f"{result.seconds:.0f} s" for result in results])
     return table
