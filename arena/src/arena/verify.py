@@ -273,6 +273,7 @@ def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> li
 def suite_table(results: list[SuiteResult]):
     """The entry x scenario table for the console: a row per scenario, a column per entry."""
     from rich.table import Table
+
     table = Table(title="suite: scenario × entry (✓ N: N tests passed; ✗ F/N: F of N failed)")
     table.add_column("scenario")
     for result in results:

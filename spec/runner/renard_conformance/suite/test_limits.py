@@ -204,7 +204,7 @@ def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float 
         readable, writable, _ = select.select([sock], [sock] if view else [], [], 0.5)
         if writable:
             with contextlib.suppress(BlockingIOError):
-                view = view[sock.send(view[:65536]):]
+                view = view[sock.send(view[:65536]) :]
         if readable:
             try:
                 data = sock.recv(1 << 20)
@@ -217,7 +217,7 @@ def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float 
             responses += (tails[0] + data).count(marker)
             redirects += (tails[1] + data).count(status_line)
             # each tail is one octet too short to hold its marker: nothing is counted twice
-            tails = ((tails[0] + data)[-(len(marker) - 1):], (tails[1] + data)[-(len(status_line) - 1):])
+            tails = ((tails[0] + data)[-(len(marker) - 1) :], (tails[1] + data)[-(len(status_line) - 1) :])
     return redirects
 
 

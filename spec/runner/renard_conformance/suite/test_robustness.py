@@ -45,7 +45,7 @@ from .support import (
 
 HEADER_S = 2.0
 SHORT = {"--header-timeout": "2", "--idle-timeout": "60"}
-RSS_SLACK = 1.10          # "within 10 %" of a baseline
+RSS_SLACK = 1.10  # "within 10 %" of a baseline
 
 
 def baseline_fds(server) -> int:
@@ -73,6 +73,7 @@ def one_response(received: bytes) -> wire.Response | None:
 
 # --- many connections, each sending its pieces on a schedule ------------------------------
 
+
 class Drip:
     """A connection that sends `pieces` one every `interval_s` seconds from its connect."""
 
@@ -89,7 +90,7 @@ class Drip:
             self.index += bool(self.conn.sock.send(self.pieces[self.index]))
         except BlockingIOError:
             pass
-        except OSError:   # reset: the server closed it
+        except OSError:  # reset: the server closed it
             self.conn.pump(0)
             if not self.conn.closed:
                 self.conn.eof_at = time.monotonic()
@@ -122,10 +123,12 @@ def drive(drips: list[Drip], until: float, tick=None) -> None:
 
 # --- slowloris: the header deadline is absolute (SPEC §7.5) ----------------------------------
 
-SLOW_HEAD = b"GET /?slow HTTP/1.1\r\nHost: renard.test\r\nX-Slow: " + b"a" * 200   # never ends
+SLOW_HEAD = b"GET /?slow HTTP/1.1\r\nHost: renard.test\r\nX-Slow: " + b"a" * 200  # never ends
 SLOW_LINES = [b"GET /?slow HTTP/1.1\r\n", b"Host: renard.test\r\n"] + [b"X-Line-%d: x\r\n" % i for i in range(40)]
-STYLES = {"byte-at-a-time": ([SLOW_HEAD[i:i + 1] for i in range(len(SLOW_HEAD))], 0.25),
-          "header-line-at-a-time": (SLOW_LINES, 0.5)}
+STYLES = {
+    "byte-at-a-time": ([SLOW_HEAD[i : i + 1] for i in range(len(SLOW_HEAD))], 0.25),
+    "header-line-at-a-time": (SLOW_LINES, 0.5),
+}
 ATTACKERS = 20
 
 
@@ -149,14 +152,18 @@ def test_slowloris_is_closed_at_the_header_deadline_with_408_and_leaves_nothing_
             answer = normal.get("response")
             assert answer is not None and answer.status == 302, "a normal client was not served during the slowloris"
             for index, drip in enumerate(drips):
-                assert drip.conn.closed, (f"slowloris {index} ({style}) still open "
-                                          f"{time.monotonic() - drip.connected_at:.1f} s after its connect")
+                assert drip.conn.closed, (
+                    f"slowloris {index} ({style}) still open "
+                    f"{time.monotonic() - drip.connected_at:.1f} s after its connect"
+                )
                 elapsed = drip.conn.eof_at - drip.connected_at
-                assert HEADER_S - 0.05 <= elapsed <= HEADER_S + LATE_S, \
+                assert HEADER_S - 0.05 <= elapsed <= HEADER_S + LATE_S, (
                     f"slowloris {index} closed {elapsed:.2f} s after its connect (header deadline {HEADER_S:g} s)"
+                )
                 response = one_response(bytes(drip.conn.received))
-                assert response is not None and response.status == 408 and announces_close(response), \
+                assert response is not None and response.status == 408 and announces_close(response), (
                     f"slowloris {index} got {wire.escape(bytes(drip.conn.received))}, not one 408 with close"
+                )
         finally:
             for drip in drips:
                 drip.conn.close()
@@ -187,8 +194,11 @@ def fresh_clients(target, until: float, interval_s: float, out: dict) -> None:
             if response is not None and response.status == 302:
                 latencies.append(time.monotonic() - began)
             elif sent and response is None:
-                problems.append("a complete request went unanswered: " +
-                                ("closed" if conn.closed else "no answer") + f" after {time.monotonic() - began:.2f} s")
+                problems.append(
+                    "a complete request went unanswered: "
+                    + ("closed" if conn.closed else "no answer")
+                    + f" after {time.monotonic() - began:.2f} s"
+                )
             else:
                 problems.append(f"answered {wire.escape(response.raw) if response else 'nothing'} (sent: {sent})")
         finally:
@@ -205,9 +215,9 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
     with started(request, base_argv, flags) as server:
         target = server.target
         baseline = baseline_fds(server)
-        head = [SLOW_HEAD[i:i + 1] for i in range(len(SLOW_HEAD))]
+        head = [SLOW_HEAD[i : i + 1] for i in range(len(SLOW_HEAD))]
         drips = [Drip(target, head, 0.25) for _ in range(2 * CAP)]
-        time.sleep(0.5)   # the cap is full of attackers before the first fresh client
+        time.sleep(0.5)  # the cap is full of attackers before the first fresh client
         start = time.monotonic()
         end = start + seconds
         fresh: dict = {"latencies": [], "problems": []}
@@ -215,7 +225,7 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
         client = threading.Thread(target=fresh_clients, args=(target, end, interval, fresh), daemon=True)
         reconnects = [0]
 
-        def tick(now):   # an attacker closed (evicted or 408) comes back after its drip interval
+        def tick(now):  # an attacker closed (evicted or 408) comes back after its drip interval
             for index, drip in enumerate(drips):
                 if drip.conn.closed and now >= drip.next_at and reconnects[0] < 100_000:
                     drip.conn.close()
@@ -226,7 +236,7 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
 
         client.start()
         try:
-            while time.monotonic() < end:   # `drive` on the current set, re-registered each round
+            while time.monotonic() < end:  # `drive` on the current set, re-registered each round
                 drive(list(drips), min(end, time.monotonic() + 0.5), tick)
         finally:
             client.join(ANSWER_WAIT_S + 1)
@@ -240,7 +250,8 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
         assert p99 <= FRESH_P99_S, (
             f"fresh clients under attack: p99 {p99 * 1000:.0f} ms over {len(latencies)} requests (bound "
             f"{FRESH_P99_S * 1000:.0f} ms); median {statistics.median(latencies) * 1000:.1f} ms; "
-            f"{2 * CAP} attackers, {reconnects[0]} reconnections, {open_attackers} open at the end")
+            f"{2 * CAP} attackers, {reconnects[0]} reconnections, {open_attackers} open at the end"
+        )
         assert_fds_back(server, baseline, "the attack ended")
 
 
@@ -291,11 +302,13 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
             socks, outcome = flood(target, count)
             try:
                 held = server.fd_count()
-                assert held <= baseline + FLOOD_CAP + 8, \
+                assert held <= baseline + FLOOD_CAP + 8, (
                     f"{held} descriptors during a flood of {count} (cap {FLOOD_CAP}, baseline {baseline})"
+                )
                 response = served_again(target, within_s=ANSWER_WAIT_S)
-                assert response is not None and response.status == 302, \
+                assert response is not None and response.status == 302, (
                     f"a fresh client was not served during the {round_name} flood ({outcome})"
+                )
                 assert outcome["pending"] == 0, f"connects still pending 20 s into the flood: {outcome}"
             finally:
                 for sock in socks:
@@ -308,15 +321,16 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
         while server.rss_kib() > rss_baseline * RSS_SLACK and time.monotonic() < deadline:
             time.sleep(0.2)
         rss = server.rss_kib()
-        assert rss <= rss_baseline * RSS_SLACK, \
+        assert rss <= rss_baseline * RSS_SLACK, (
             f"VmRSS {rss} KiB after a flood of {count}, {rss_baseline} KiB after the warm-up flood (+10 % allowed)"
+        )
 
 
 # --- slow reader: the output bound and the send deadline (SPEC §7.5) ---------------------------
 
 IDLE_S = 3.0
 SLOW_READER_BYTES = 20 * 1024 * 1024
-SLOW_READER_RSS_KIB = 32 * 1024      # over the baseline: generous; unbounded buffering is ~100 MiB
+SLOW_READER_RSS_KIB = 32 * 1024  # over the baseline: generous; unbounded buffering is ~100 MiB
 
 
 @pytest.mark.scenario("slow reader")
@@ -340,25 +354,29 @@ def test_slow_reader_is_stopped_bounded_closed_at_the_send_deadline_and_others_a
             while offset < len(payload) and time.monotonic() - last_progress < 1.0 and time.monotonic() < began + 30:
                 if poller.select(0.1):
                     with contextlib.suppress(BlockingIOError, ConnectionError):
-                        sent = sock.send(payload[offset:offset + 65536])
+                        sent = sock.send(payload[offset : offset + 65536])
                         offset, last_progress = offset + sent, time.monotonic()
             poller.close()
             stalled_at = last_progress
             assert offset < len(payload), "the server read 20 MiB of requests from a client that never reads"
             rss = server.rss_kib()
-            assert rss <= rss_before + SLOW_READER_RSS_KIB, \
+            assert rss <= rss_before + SLOW_READER_RSS_KIB, (
                 f"VmRSS {rss} KiB with a stalled reader ({offset} octets of requests sent), {rss_before} KiB before"
+            )
             other = served_again(target, within_s=ANSWER_WAIT_S)
             assert other is not None and other.status == 302, "another client was not served beside a stalled reader"
             count = server.wait_fd_count(baseline, stalled_at + IDLE_S + LATE_S + 1.0 - time.monotonic())
-            assert count <= baseline, (f"the stalled reader was not closed {IDLE_S + LATE_S + 1.0:g} s after its "
-                                       f"last progress (--idle-timeout {IDLE_S:g}: the send deadline)")
+            assert count <= baseline, (
+                f"the stalled reader was not closed {IDLE_S + LATE_S + 1.0:g} s after its "
+                f"last progress (--idle-timeout {IDLE_S:g}: the send deadline)"
+            )
         finally:
             sock.close()
         assert server.running(), "the server exited"
 
 
 # --- idle, half-closed and reset connections --------------------------------------------------
+
 
 @pytest.mark.scenario("idle keep-alive")
 def test_idle_keep_alive_connections_are_closed_at_the_idle_timeout(base_argv, request):
@@ -375,10 +393,12 @@ def test_idle_keep_alive_connections_are_closed_at_the_idle_timeout(base_argv, r
             end = answered_at[-1] + IDLE_S + LATE_S
             for conn in conns:
                 conn.wait_eof(end)
-            for index, (conn, at) in enumerate(zip(conns, answered_at)):
+            for index, (conn, at) in enumerate(zip(conns, answered_at, strict=True)):
                 assert conn.closed, f"idle connection {index} still open {IDLE_S + LATE_S:g} s after its answer"
                 assert not conn.received, f"idle connection {index} got {wire.escape(bytes(conn.received))}"
-                assert conn.eof_at - at >= IDLE_S - 0.05, f"idle connection {index} closed {conn.eof_at - at:.2f} s early"
+                assert conn.eof_at - at >= IDLE_S - 0.05, (
+                    f"idle connection {index} closed {conn.eof_at - at:.2f} s early"
+                )
         finally:
             for conn in conns:
                 conn.close()
@@ -395,7 +415,7 @@ def test_half_closed_and_reset_connections_leave_nothing_behind(base_argv, reque
         baseline = baseline_fds(server)
         shut = []
         for request_bytes, answered in ((ROOT, True), (HALF_HEAD, False)):
-            for _ in range(30):   # the client shuts its side after a request (or half a head)
+            for _ in range(30):  # the client shuts its side after a request (or half a head)
                 conn = wire.Connection.open(target.host, target.port)
                 conn.send(request_bytes, time.monotonic() + ANSWER_WAIT_S)
                 conn.sock.shutdown(socket.SHUT_WR)
@@ -406,9 +426,10 @@ def test_half_closed_and_reset_connections_leave_nothing_behind(base_argv, reque
             assert conn.closed, "a half-closed connection was never closed"
             if answered:
                 response = one_response(bytes(conn.received))
-                assert response is not None and response.status == 302, \
+                assert response is not None and response.status == 302, (
                     f"a request followed by a half-close got {wire.escape(bytes(conn.received))}"
-        for request_bytes in (HALF_HEAD, ROOT * 2000):   # reset mid-request, and mid-answer
+                )
+        for request_bytes in (HALF_HEAD, ROOT * 2000):  # reset mid-request, and mid-answer
             for _ in range(30):
                 sock = socket.create_connection((target.host, target.port), timeout=CLOSE_WAIT_S)
                 with contextlib.suppress(OSError):
@@ -428,6 +449,7 @@ DRAIN_CLIENTS = 8
 def keep_asking(target, stop_at: float, tally: dict, lock: threading.Lock) -> None:
     """Requests back to back on one keep-alive connection, honouring `Connection: close`: stops
     at the answer that carries it, then checks that a new connection is refused."""
+
     def count(key, detail=None):
         with lock:
             tally[key] += 1
@@ -474,13 +496,17 @@ def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window
     window = 1.0
     flags = {**SHORT, "--drain-timeout": str(window)}
     with started(request, base_argv, flags) as server:
-        tally = {key: 0 for key in ("answered", "told", "refused", "late_served", "truncated",
-                                    "bare_close", "send_failed", "hung")}
+        tally = {
+            key: 0
+            for key in ("answered", "told", "refused", "late_served", "truncated", "bare_close", "send_failed", "hung")
+        }
         tally["details"] = []
         lock = threading.Lock()
         stop_at = time.monotonic() + 15
-        clients = [threading.Thread(target=keep_asking, args=(server.target, stop_at, tally, lock), daemon=True)
-                   for _ in range(DRAIN_CLIENTS)]
+        clients = [
+            threading.Thread(target=keep_asking, args=(server.target, stop_at, tally, lock), daemon=True)
+            for _ in range(DRAIN_CLIENTS)
+        ]
         for client in clients:
             client.start()
         time.sleep(1.0)
@@ -494,13 +520,15 @@ def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window
             client.join(max(0.1, stop_at - time.monotonic()))
         assert before >= DRAIN_CLIENTS, f"only {before} requests answered before the signal: no load"
         summary = {k: v for k, v in tally.items() if k != "details"}
-        assert tally["truncated"] == 0 and tally["bare_close"] == 0 and tally["send_failed"] == 0, \
+        assert tally["truncated"] == 0 and tally["bare_close"] == 0 and tally["send_failed"] == 0, (
             f"requests lost through SIGTERM: {summary}; e.g. {tally['details'][:3]}"
+        )
         assert tally["hung"] == 0, f"connections left hanging through SIGTERM: {summary}"
         assert tally["told"] == DRAIN_CLIENTS, f"not every client was told `Connection: close`: {summary}"
         assert tally["late_served"] == 0, f"a new connection was served after the signal: {summary}"
-        assert status == 0, (f"exit status {status} {exited_after:.2f} s after SIGTERM (None: still running; "
-                             f"window {window:g} s + 1 s)")
+        assert status == 0, (
+            f"exit status {status} {exited_after:.2f} s after SIGTERM (None: still running; window {window:g} s + 1 s)"
+        )
 
 
 # --- soak ----------------------------------------------------------------------------------------
@@ -543,20 +571,24 @@ def test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors(base_
         end = server.rss_kib()
         assert not problems, f"{seconds:g} s of wrk (50 connections): {problems}"
         assert requests > 0
-        assert end <= warm * RSS_SLACK, \
+        assert end <= warm * RSS_SLACK, (
             f"VmRSS {end} KiB after {seconds:g} s of wrk ({requests} requests), {warm} KiB after the warm-up"
+        )
         assert_fds_back(server, baseline, f"{seconds:g} s of wrk")
 
 
 # --- hostile bytes -------------------------------------------------------------------------------
 
 REQUEST = b"GET /?seed=x HTTP/1.1\r\nHost: a\r\n\r\n"
-H2_PREFACE_SETTINGS = (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-                       b"\x00\x00\x0c\x04\x00\x00\x00\x00\x00"          # SETTINGS, 12 octets, stream 0
-                       b"\x00\x03\x00\x00\x00\x64\x00\x04\x00\x00\xff\xff")
+H2_PREFACE_SETTINGS = (
+    b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+    b"\x00\x00\x0c\x04\x00\x00\x00\x00\x00"  # SETTINGS, 12 octets, stream 0
+    b"\x00\x03\x00\x00\x00\x64\x00\x04\x00\x00\xff\xff"
+)
 TLS_CLIENT_HELLO = bytes.fromhex(
     "160301005a010000560303" + "11" * 32 + "00" + "0004130113020100" + "0029"
-    "0000000e000c0000096c6f63616c686f7374000a00080006001d00170018000d000400020403002b0003020304")
+    "0000000e000c0000096c6f63616c686f7374000a00080006001d00170018000d000400020403002b0003020304"
+)
 ERROR_STATUSES = {400, 414, 431, 501, 505}
 
 
@@ -605,8 +637,9 @@ def test_hostile_bytes_get_the_spec_status_and_a_close(hostile_server, payload, 
     conn = sent_and_closed(hostile_server.target, payload)
     response = one_response(bytes(conn.received))
     assert conn.closed, f"still open {CLOSE_WAIT_S + 2:g} s after the bytes: {wire.escape(bytes(conn.received))}"
-    assert response is not None and response.status in statuses and announces_close(response), \
+    assert response is not None and response.status in statuses and announces_close(response), (
         f"expected one response {sorted(statuses)} with Connection: close, got {wire.escape(bytes(conn.received))}"
+    )
     assert_unharmed(hostile_server)
 
 
@@ -629,8 +662,8 @@ def test_hostile_octet_at_every_position_of_a_request_is_400_and_close(hostile_s
     """NUL or a bare CR at each position of a request head: always 400 and close (SPEC §5)."""
     wrong = []
     for position in range(len(REQUEST)):
-        tail = REQUEST[position:] if how == "inserted" else REQUEST[position + 1:]
-        if how == "replacing" and REQUEST[position:position + 1] == octet:
+        tail = REQUEST[position:] if how == "inserted" else REQUEST[position + 1 :]
+        if how == "replacing" and REQUEST[position : position + 1] == octet:
             continue
         variant = REQUEST[:position] + octet + tail
         conn = sent_and_closed(hostile_server.target, variant)
@@ -652,7 +685,7 @@ def test_hostile_pipeline_100000_deep_sent_at_once_is_answered_in_full(hostile_s
         counted = 0
         while counted < depth and time.monotonic() < began + 60 and not conn.closed:
             counted += conn.received.count(marker)
-            del conn.received[:max(0, len(conn.received) - len(marker) + 1)]   # a kept tail holds no marker
+            del conn.received[: max(0, len(conn.received) - len(marker) + 1)]  # a kept tail holds no marker
             conn.pump(0.5)
         counted += conn.received.count(marker)
         assert counted == depth, f"{counted} answers to {depth} pipelined requests (closed: {conn.closed})"
