@@ -4,6 +4,7 @@ spec/runner/test_reference.py.)"""
 
 import pytest
 
+from arena import benchrun
 from arena.bench import Plan, wrk_argv, wrk_script
 from arena.model import MODES, Config, Sample
 
@@ -78,3 +79,16 @@ def test_plan_interleaves_entries_within_each_mode_and_rep():
 
 def test_default_plan_for_four_entries_fits_fifteen_minutes():
     assert Plan(entries=["A", "B", "C", "floor"], cfg=Config()).seconds() < 15 * 60
+
+
+def test_without_a_cgroup_the_capped_modes_are_left_out_and_the_reason_kept(monkeypatch):
+    monkeypatch.setattr(benchrun, "probe", lambda quota: "no cgroup hierarchy with the cpu controller is mounted")
+    cfg = benchrun.with_cap_or_without(Config())
+    assert cfg.modes == ("keepalive", "pipeline16", "close")
+    assert (cfg.cpu_quota, cfg.cap_problem) == (None, "no cgroup hierarchy with the cpu controller is mounted")
+
+
+def test_with_a_cgroup_the_quota_is_kept_and_without_capped_modes_it_is_not_recorded(monkeypatch):
+    monkeypatch.setattr(benchrun, "probe", lambda quota: None)
+    assert benchrun.with_cap_or_without(Config(cpu_quota=0.25)).cpu_quota == 0.25
+    assert benchrun.with_cap_or_without(Config(modes=("keepalive",))).cpu_quota is None
