@@ -222,6 +222,7 @@ class ScenarioReport:
             "outcome": outcome,
             "seconds": round(report.duration, 3),
             "detail": detail,
+            "figures": dict(report.user_properties),  # what the test measured (record_property)
         }
 
     def pytest_sessionfinish(self, session, exitstatus):
@@ -234,6 +235,8 @@ class ScenarioReport:
             row["seconds"] = round(row["seconds"] + test["seconds"], 3)
             if test["outcome"] == "failed":
                 row["failures"].append({"test": nodeid, "detail": test["detail"]})
+            if test["figures"]:
+                row.setdefault("figures", {})[nodeid.rpartition("::")[2]] = test["figures"]
         document = {
             "schema": REPORT_SCHEMA,
             "started": self.started,

@@ -207,7 +207,7 @@ def fresh_clients(target, until: float, interval_s: float, out: dict) -> None:
 
 
 @pytest.mark.scenario("slowloris at the cap")
-def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_argv, request):
+def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_argv, request, record_property):
     """2 × cap slowloris connections (one octet every 0.25 s, reconnecting when closed) for the
     attack's length; a fresh client every ~40 ms gets its 302 within 100 ms (p99)."""
     seconds = request.config.getoption("--renard-attack-seconds")
@@ -244,6 +244,15 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
             for drip in drips:
                 drip.conn.close()
         latencies, problems = fresh["latencies"], fresh["problems"]
+        record_property("attack_seconds", seconds)
+        record_property("attackers", 2 * CAP)
+        record_property("max_connections", CAP)
+        record_property("reconnections", reconnects[0])
+        record_property("fresh_requests", len(latencies) + len(problems))
+        record_property("fresh_unanswered", len(problems))
+        if len(latencies) >= 2:
+            record_property("fresh_median_ms", round(statistics.median(latencies) * 1000, 2))
+            record_property("fresh_p99_ms", round(statistics.quantiles(latencies, n=100)[98] * 1000, 2))
         assert not problems, f"{len(problems)} fresh clients not served under attack, e.g. {problems[:3]}"
         assert len(latencies) >= FRESH_MIN, f"only {len(latencies)} fresh requests in {seconds:g} s"
         p99 = statistics.quantiles(latencies, n=100)[98]
@@ -288,7 +297,9 @@ def flood(target, count: int, within_s: float = 20.0) -> tuple[list[socket.socke
 
 
 @pytest.mark.scenario("connection flood")
-def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_return(base_argv, request):
+def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_return(
+    base_argv, request, record_property
+):
     """min(10 000, our descriptor limit) connections at once against --max-connections 1000:
     the server never holds more than the cap, serves a fresh client meanwhile, and when they are
     released returns to its descriptors and (after a warm-up flood) its RSS within 10 %."""
@@ -302,6 +313,8 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
             socks, outcome = flood(target, count)
             try:
                 held = server.fd_count()
+                figures = {"connections": count, **outcome, "server_fds": held, "server_rss_kib": server.rss_kib()}
+                record_property(f"{round_name}_flood", figures)
                 assert held <= baseline + FLOOD_CAP + 8, (
                     f"{held} descriptors during a flood of {count} (cap {FLOOD_CAP}, baseline {baseline})"
                 )
@@ -321,6 +334,9 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
         while server.rss_kib() > rss_baseline * RSS_SLACK and time.monotonic() < deadline:
             time.sleep(0.2)
         rss = server.rss_kib()
+        record_property("fds_baseline", baseline)
+        record_property("rss_kib_after_warm_up_flood", rss_baseline)
+        record_property("rss_kib_after_measured_flood", rss)
         assert rss <= rss_baseline * RSS_SLACK, (
             f"VmRSS {rss} KiB after a flood of {count}, {rss_baseline} KiB after the warm-up flood (+10 % allowed)"
         )
@@ -334,7 +350,9 @@ SLOW_READER_RSS_KIB = 32 * 1024  # over the baseline: generous; unbounded buffer
 
 
 @pytest.mark.scenario("slow reader")
-def test_slow_reader_is_stopped_bounded_closed_at_the_send_deadline_and_others_are_served(base_argv, request):
+def test_slow_reader_is_stopped_bounded_closed_at_the_send_deadline_and_others_are_served(
+    base_argv, request, record_property
+):
     flags = {"--header-timeout": "2", "--idle-timeout": str(IDLE_S)}
     with started(request, base_argv, flags) as server:
         target = server.target
@@ -360,12 +378,16 @@ def test_slow_reader_is_stopped_bounded_closed_at_the_send_deadline_and_others_a
             stalled_at = last_progress
             assert offset < len(payload), "the server read 20 MiB of requests from a client that never reads"
             rss = server.rss_kib()
+            record_property("octets_sent_before_the_server_stopped_reading", offset)
+            record_property("rss_kib_before", rss_before)
+            record_property("rss_kib_while_stalled", rss)
             assert rss <= rss_before + SLOW_READER_RSS_KIB, (
                 f"VmRSS {rss} KiB with a stalled reader ({offset} octets of requests sent), {rss_before} KiB before"
             )
             other = served_again(target, within_s=ANSWER_WAIT_S)
             assert other is not None and other.status == 302, "another client was not served beside a stalled reader"
             count = server.wait_fd_count(baseline, stalled_at + IDLE_S + LATE_S + 1.0 - time.monotonic())
+            record_property("closed_after_last_progress_s", round(time.monotonic() - stalled_at, 2))
             assert count <= baseline, (
                 f"the stalled reader was not closed {IDLE_S + LATE_S + 1.0:g} s after its "
                 f"last progress (--idle-timeout {IDLE_S:g}: the send deadline)"
@@ -492,7 +514,7 @@ def keep_asking(target, stop_at: float, tally: dict, lock: threading.Lock) -> No
 
 
 @pytest.mark.scenario("drain under load")
-def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window(base_argv, request):
+def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window(base_argv, request, record_property):
     window = 1.0
     flags = {**SHORT, "--drain-timeout": str(window)}
     with started(request, base_argv, flags) as server:
@@ -520,6 +542,10 @@ def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window
             client.join(max(0.1, stop_at - time.monotonic()))
         assert before >= DRAIN_CLIENTS, f"only {before} requests answered before the signal: no load"
         summary = {k: v for k, v in tally.items() if k != "details"}
+        record_property("clients", DRAIN_CLIENTS)
+        record_property("outcomes", summary)
+        record_property("exit_status", status)
+        record_property("exited_after_s", round(exited_after, 2))
         assert tally["truncated"] == 0 and tally["bare_close"] == 0 and tally["send_failed"] == 0, (
             f"requests lost through SIGTERM: {summary}; e.g. {tally['details'][:3]}"
         )
@@ -557,7 +583,7 @@ def wrk(url: str, seconds: float, connections: int = 50) -> tuple[int, str]:
 
 
 @pytest.mark.scenario("soak")
-def test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors(base_argv, request):
+def test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors(base_argv, request, record_property):
     seconds = request.config.getoption("--renard-soak-seconds")
     if shutil.which("wrk") is None:
         pytest.skip("wrk is not on PATH (scripts/deps test installs it)")
@@ -569,6 +595,12 @@ def test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors(base_
         warm = server.rss_kib()
         requests, problems = wrk(url, seconds)
         end = server.rss_kib()
+        record_property("seconds", seconds)
+        record_property("requests", requests)
+        record_property("problems", problems)
+        record_property("rss_kib_after_warm_up", warm)
+        record_property("rss_kib_at_the_end", end)
+        record_property("fds_baseline", baseline)
         assert not problems, f"{seconds:g} s of wrk (50 connections): {problems}"
         assert requests > 0
         assert end <= warm * RSS_SLACK, (
