@@ -14,6 +14,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ENTRY = Path(__file__).resolve().parents[1]
@@ -25,6 +26,9 @@ BASES = [
     b"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabcGET / HTTP/1.1\r\nHost: b\r\n\r\n",
     b"GET http://a/?seed=x HTTP/1.1\r\nHost: [::1]\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
     b"\r\nGET /x HTTP/1.1\nHost: a\nExpect: 100-continue\nContent-Length: 1\n\nz",
+    b"GET /" + b"a" * 8178 + b" HTTP/1.1\r\nHost: a\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: a\r\nX: " + b"b" * 16370 + b"\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: a\r\n" + b"X: 1\r\n" * 99 + b"\r\n",
 ]
 ALPHABET = b"\r\n \t:,/?=&%+\x00\x7f\x80\xffaAH0129"
 MASKS = [(re.compile(rb"Date: [^\r]*"), b"Date: -"),
@@ -52,11 +56,20 @@ def start(argv: list[str]) -> tuple[subprocess.Popen, int]:
     return process, int(line.rsplit(":", 1)[1])
 
 
-def exchange(port: int, data: bytes) -> bytes:
+def exchange(port: int, data: bytes, split: int | None) -> bytes:
+    """Send data (in two writes 20 ms apart when split), half-close, read to the end."""
     with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
-        sock.sendall(data)
-        sock.shutdown(socket.SHUT_WR)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         received = b""
+        try:
+            if split is not None:
+                sock.sendall(data[:split])
+                time.sleep(0.02)
+                data = data[split:]
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            received = b"<send failed>"
         try:
             while chunk := sock.recv(65536):
                 received += chunk
@@ -79,7 +92,8 @@ def main() -> int:
     try:
         for index in range(cases):
             data = mutate(rng, rng.choice(BASES)) if index >= len(BASES) else BASES[index]
-            expected, got = exchange(flagship_port, data), exchange(our_port, data)
+            split = rng.randrange(len(data)) if data and rng.random() < 0.1 else None
+            expected, got = exchange(flagship_port, data, split), exchange(our_port, data, split)
             if expected != got:
                 differ += 1
                 print(f"DIFFER {data!r}\n  flagship {expected[:160]!r}\n  python   {got[:160]!r}")

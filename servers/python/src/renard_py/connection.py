@@ -105,13 +105,8 @@ class Connection(asyncio.Protocol):
     def serve(self, data: bytes) -> None:
         """Answer the requests in `data`, one write per batch; when the output bound stops
         the batch and the socket took the output at once, go on with the rest."""
-        while True:
-            out, rest = self.answer(data)
-            if out:
-                self.transport.write(out)
-            if rest is None:
-                break
-            if self.write_paused:  # resume_writing will go on
+        while (rest := self.answer(data)) is not None:
+            if self.write_paused:  # resume_writing goes on
                 self.held = rest
                 self.paused = True
                 self.transport.pause_reading()
@@ -119,44 +114,63 @@ class Connection(asyncio.Protocol):
                 return
             data = rest
         if self.phase == OPEN:
-            self.worker.waiting(self)
+            worker = self.worker
+            if self.held or self.body_left:
+                worker.waiting_partial(self)
+            else:  # the newest idle connection (SPEC §7.5); inline: once per request
+                idle = worker.idle_conns
+                if self.category is not None:
+                    del self.category[self]
+                idle[self] = None
+                self.category = idle
 
-    def answer(self, data: bytes) -> tuple[bytes, bytes | None]:
-        """The responses to the requests at the start of `data`, and the input left when
-        the output bound stopped them (else None: all consumed, held or closing)."""
+    def answer(self, data: bytes) -> bytes | None:
+        """Answer the requests at the start of `data` with one write; return the input left
+        when the output bound stopped them (else None: all consumed, held or closing)."""
         worker = self.worker
         responses = worker.responses
         out = []
-        room = OUTPUT_BOUND - worker.max_response - self.transport.get_write_buffer_size()
-        size = 0
-        at = 0
+        size = at = 0
         end = len(data)
         answered = False
-        while True:
+        # Octets of answers the bound still allows (SPEC §7.5). The first answer needs no
+        # look at the buffer: the transport reports more than OUTPUT_BOUND - max_response
+        # unsent as `write_paused`.
+        room = -1 if self.write_paused else None
+        while at < end:
             if self.body_left:
                 skip = min(self.body_left, end - at)
                 self.body_left -= skip
                 at += skip
                 if self.body_left:
                     break
-            if at == end:
-                break
-            if size > room:
-                return b"".join(out), data[at:]
+                if at == end:
+                    break
+            if size:
+                if room is None:
+                    room = (OUTPUT_BOUND - worker.max_response
+                            - self.transport.get_write_buffer_size())
+                if size > room:
+                    self.transport.write(b"".join(out))
+                    return data[at:]
+            elif room is not None:
+                return data[at:]
             outcome, value, after = parse(data, at)
             if outcome == COMPLETE:
                 answered = True
                 route, seed, head_method, http10, keep_alive, length, chunked, expect = value
                 close = worker.shutting_down or not keep_alive or chunked or expect
                 persistence = CLOSE if close else KEEP_ALIVE if http10 else KEEP_OPEN
-                if route == REDIRECT:
-                    if seed is None:
-                        response = responses.redirect(worker.draw(), False, persistence)
-                    else:
-                        response = responses.redirect(k_for_hash(seed, responses.count), True,
-                                                      persistence)
-                else:
+                if route != REDIRECT:
                     response = responses.other(route, head_method, persistence)
+                elif seed is not None:
+                    response = responses.redirect(k_for_hash(seed, responses.count), True,
+                                                  persistence)
+                elif persistence == KEEP_OPEN and responses.random_keep_open is not None:
+                    response = responses.random_keep_open[worker.getrandbits(64)
+                                                          % responses.count + 1]
+                else:
+                    response = responses.redirect(worker.draw(), False, persistence)
                 out.append(response)
                 size += len(response)
                 at = after
@@ -166,19 +180,20 @@ class Connection(asyncio.Protocol):
                     done = (not keep_alive and not chunked and length == 0
                             and not worker.shutting_down and at == end)
                     self.close_after(out, linger=not done)
-                    return b"".join(out), None
+                    return None
                 self.body_left = length
             elif outcome == PARTIAL:
-                at = after
-                self.held = data[at:]
+                self.held = data[after:]
                 break
             else:
                 out.append(responses.other(value, False, CLOSE))
                 self.close_after(out, linger=True)
-                return b"".join(out), None
+                return None
+        if out:
+            self.transport.write(out[0] if len(out) == 1 else b"".join(out))
         if answered or self.head_started is None:
-            self.head_started = time.monotonic() if self.held else None
-        return b"".join(out), None
+            self.head_started = monotonic() if self.held else None
+        return None
 
     def close_after(self, out: list, linger: bool) -> None:
         """Write `out`, then close: at once when nothing more can come, else half-close

@@ -58,10 +58,14 @@ def parse(buf: bytes, start: int = 0) -> tuple:
     after the head; PARTIAL with the offset up to which leading empty lines may be dropped;
     ERROR with the status (400, 414, 431, 501, 505)."""
     m = HEAD.match(buf, start)
-    if (m is not None and m.end(3) - start <= MAX_REQUEST_LINE
-            and m.end() - m.start(4) <= MAX_FIELD_SECTION
-            and m.group(4).count(b"\n") <= MAX_FIELD_LINES):
-        return interpret(m.group(1), m.group(2), m.group(3) == b"0", m.group(4), m.end())
+    if m is not None:
+        end = m.end()
+        # A head of 300 octets or less holds fewer than 100 field lines ("a:\n" is 3).
+        if end - start <= 300 or (
+                m.end(3) - start <= MAX_REQUEST_LINE and end - m.start(4) <= MAX_FIELD_SECTION
+                and m.group(4).count(b"\n") <= MAX_FIELD_LINES):
+            method, target, minor, fields = m.groups()
+            return interpret(method, target, minor == b"0", fields, end)
     return _parse_slow(buf, start)
 
 
@@ -167,42 +171,43 @@ def _line_end(buf: bytes, pos: int) -> int:
 
 def interpret(method: bytes, target: bytes, http10: bool, fields: bytes, end: int) -> tuple:
     """Rules 7-9 on a head that passed rules 1-6; `fields` is its field section."""
-    host_lines = 0
-    content_length = None
-    content_length_lines = 0
-    transfer_encoding = None
-    transfer_encoding_lines = 0
+    host_lines = content_length_lines = transfer_encoding_lines = 0
+    content_length = transfer_encoding = None
     close = keep_alive_token = expect_continue = False
-    for name, value in _USED_FIELDS.findall(fields):
-        name = name.lower()
-        value = value.strip(_OWS)
-        if name == b"host":
+    for name, value in _USED_FIELDS.findall(fields):  # leading OWS skipped
+        size = len(name)  # the five names differ in length
+        if size == 4:  # Host (rule 7)
             host_lines += 1
-            if not _HOST.fullmatch(value):
-                return ERROR, 400, 0
-        elif name == b"content-length":
+            valid = _hosts_seen.get(value)
+            if valid is None:
+                valid = _check_host(value)
+            if not valid:
+                return _BAD_REQUEST
+            continue
+        value = value.rstrip(_OWS)
+        if size == 14:  # Content-Length
             content_length_lines += 1
             content_length = int(value) if 0 < len(value) <= 18 and value.isdigit() else None
-        elif name == b"transfer-encoding":
+        elif size == 17:  # Transfer-Encoding
             transfer_encoding_lines += 1
             transfer_encoding = value
-        elif name == b"connection":
+        elif size == 10:  # Connection (SPEC §7.1)
             for token in value.lower().split(b","):
                 token = token.strip(_OWS)
                 close = close or token == b"close"
                 keep_alive_token = keep_alive_token or token == b"keep-alive"
-        else:
+        else:  # Expect (SPEC §6)
             expect_continue = value.lower() == b"100-continue"
     # Rule 7: exactly one Host on HTTP/1.1, at most one on HTTP/1.0.
     if host_lines > 1 or (not http10 and host_lines == 0):
-        return ERROR, 400, 0
+        return _BAD_REQUEST
     # Rule 8.
-    if content_length_lines > 1 or (content_length_lines == 1 and content_length is None):
-        return ERROR, 400, 0
+    if content_length_lines and (content_length_lines > 1 or content_length is None):
+        return _BAD_REQUEST
     chunked = transfer_encoding is not None
     if chunked:
         if content_length_lines or http10 or transfer_encoding_lines > 1:
-            return ERROR, 400, 0
+            return _BAD_REQUEST
         status = _transfer_coding_status(transfer_encoding)
         if status:
             return ERROR, status, 0
@@ -213,7 +218,7 @@ def interpret(method: bytes, target: bytes, http10: bool, fields: bytes, end: in
     else:
         path_and_query = _absolute_path_and_query(target)
         if path_and_query is None:
-            return ERROR, 400, 0
+            return _BAD_REQUEST
     query_at = path_and_query.find(b"?")
     path = path_and_query if query_at < 0 else path_and_query[:query_at]
     readable = method == b"GET" or method == b"HEAD"
@@ -231,6 +236,21 @@ def interpret(method: bytes, target: bytes, http10: bool, fields: bytes, end: in
     expect_continue = expect_continue and not http10 and content_length > 0
     return COMPLETE, (route, seed, method == b"HEAD", http10, keep_alive, content_length,
                       chunked, expect_continue), end
+
+
+_BAD_REQUEST = (ERROR, 400, 0)
+# Host values already judged (a server sees few): value as captured -> valid.
+_hosts_seen: dict[bytes, bool] = {}
+_HOSTS_REMEMBERED = 64
+
+
+def _check_host(value: bytes) -> bool:
+    """Rule 7 on a Host value (leading OWS already skipped), remembered."""
+    valid = _HOST.fullmatch(value.rstrip(_OWS)) is not None
+    if len(_hosts_seen) >= _HOSTS_REMEMBERED:
+        _hosts_seen.clear()
+    _hosts_seen[value] = valid
+    return valid
 
 
 def _transfer_coding_status(value: bytes) -> int:

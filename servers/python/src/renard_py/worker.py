@@ -158,13 +158,11 @@ class Worker:
         candidates[conn] = None
         conn.category = candidates
 
-    def waiting(self, conn: Connection) -> None:
-        """`conn` has answered what it had: a head or body in progress, or nothing."""
-        if conn.held or conn.body_left:
-            if conn.category is not self.partial_conns:
-                self.move(conn, self.partial_conns)
-        else:
-            self.move(conn, self.idle_conns)
+    def waiting_partial(self, conn: Connection) -> None:
+        """`conn` has part of a head (or a body) in progress: a candidate after the
+        lingering ones, by the time its head began."""
+        if conn.category is not self.partial_conns:
+            self.move(conn, self.partial_conns)
 
     def lingering(self, conn: Connection) -> None:
         self.move(conn, self.lingering_conns)
