@@ -15,7 +15,15 @@ RENARD = Path(__file__).resolve().parents[1] / "bin" / "renard"
 
 
 def main() -> None:
-    command = [str(RENARD), "--listen", "127.0.0.1:0", "--threads", "1", "--idle-timeout", "3"]
+    command = [
+        str(RENARD),
+        "--listen",
+        "127.0.0.1:0",
+        "--threads",
+        "1",
+        "--idle-timeout",
+        "3",
+    ]
     server = ServerProcess(command).start().wait_ready()
     try:
         s = socket.create_connection((server.host, server.port), timeout=5)
@@ -28,8 +36,10 @@ def main() -> None:
                 sent += s.send(batch)
             except BlockingIOError:
                 time.sleep(0.01)
-        print(f"sent before blocking (server stopped reading): {sent} octets; "
-              f"VmRSS {proc_kib(server.pid, 'status', 'VmRSS')} kB, VmHWM {proc_kib(server.pid, 'status', 'VmHWM')} kB")
+        print(
+            f"sent before blocking (server stopped reading): {sent} octets; "
+            f"VmRSS {proc_kib(server.pid, 'status', 'VmRSS')} kB, VmHWM {proc_kib(server.pid, 'status', 'VmHWM')} kB"
+        )
         time.sleep(4)
         s.setblocking(True)
         s.settimeout(2)
@@ -38,7 +48,9 @@ def main() -> None:
             while True:
                 data = s.recv(1 << 20)
                 if not data:
-                    print(f"EOF after draining {total} queued octets: the server had closed")
+                    print(
+                        f"EOF after draining {total} queued octets: the server had closed"
+                    )
                     break
                 total += len(data)
         except OSError as error:

@@ -19,8 +19,20 @@ RENARD = Path(__file__).resolve().parents[1] / "bin" / "renard"
 def first_answer_ms(program: str) -> float:
     """Exec to the first 302, in milliseconds (ready = the port accepts, polled every 0.5 ms)."""
     port = free_port()
-    server = ServerProcess(["taskset", "-c", "0", program, "--listen", f"127.0.0.1:{port}", "--threads", "1"],
-                           ready="port", port=port).start()
+    server = ServerProcess(
+        [
+            "taskset",
+            "-c",
+            "0",
+            program,
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--threads",
+            "1",
+        ],
+        ready="port",
+        port=port,
+    ).start()
     try:
         while True:
             try:
@@ -41,7 +53,11 @@ def first_answer_ms(program: str) -> float:
 def main() -> None:
     program = sys.argv[1] if len(sys.argv) > 1 else str(RENARD)
     times = [first_answer_ms(program) for _ in range(RUNS)]
-    print("ms:", " ".join(f"{t:.1f}" for t in times), "| median %.1f" % statistics.median(times))
+    print(
+        "ms:",
+        " ".join(f"{t:.1f}" for t in times),
+        f"| median {statistics.median(times):.1f}",
+    )
 
 
 if __name__ == "__main__":
