@@ -6,7 +6,6 @@ process reaches every worker (SPEC §7.6), and it exits 0 once they have drained
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
 import os
 import resource
@@ -41,6 +40,8 @@ def main() -> None:
     sys.stderr.flush()
 
     counter = SharedCounter() if config.threads > 1 else LocalCounter()
+    if config.threads > 1:
+        import ctypes  # noqa: F401  (loaded once, before the fork: die_with_parent)
     children = []
     for index in range(1, config.threads):
         pid = os.fork()
@@ -114,6 +115,8 @@ def reap(children: list[int], deadline: float) -> None:
 
 def die_with_parent() -> None:
     """A forked worker gets SIGTERM (and drains) if the first process dies (Linux)."""
+    import ctypes  # already loaded before the fork
+
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 

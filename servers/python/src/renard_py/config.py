@@ -8,7 +8,6 @@ import ipaddress
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
 VERSION = "0.1.0"
 
@@ -35,17 +34,24 @@ class ConfigError(Exception):
     """The whole stderr line for a bad command line."""
 
 
-@dataclass(frozen=True)
 class Config:
-    host: str               # numeric IPv4 or IPv6 address, without brackets
-    port: int               # 0 picks a free port
-    count: int              # N: k is drawn from 1..N
-    location: bytes         # template: visible ASCII, holds {n}
-    threads: int            # worker processes
-    header_timeout: float   # seconds: absolute deadline for a request head
-    idle_timeout: float     # seconds: silence, or a stalled response
-    max_connections: int    # open connections across all workers
-    drain_timeout: float    # seconds of serving after SIGTERM/SIGINT (SPEC §7.6)
+    """A validated configuration (a plain class: dataclasses cost start-up time)."""
+
+    __slots__ = ("count", "drain_timeout", "header_timeout", "host", "idle_timeout",
+                 "location", "max_connections", "port", "threads")
+
+    def __init__(self, host: str, port: int, count: int, location: bytes, threads: int,
+                 header_timeout: float, idle_timeout: float, max_connections: int,
+                 drain_timeout: float):
+        self.host = host                        # numeric IPv4 or IPv6, without brackets
+        self.port = port                        # 0 picks a free port
+        self.count = count                      # N: k is drawn from 1..N
+        self.location = location                # template: visible ASCII, holds {n}
+        self.threads = threads                  # worker processes
+        self.header_timeout = header_timeout    # seconds: absolute deadline for a head
+        self.idle_timeout = idle_timeout        # seconds: silence, or a stalled response
+        self.max_connections = max_connections  # open connections across all workers
+        self.drain_timeout = drain_timeout      # seconds of serving after SIGTERM (§7.6)
 
     @property
     def listen(self) -> str:

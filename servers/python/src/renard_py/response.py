@@ -5,7 +5,7 @@ again, so that the common answer is one list lookup."""
 
 from __future__ import annotations
 
-from email.utils import formatdate
+import time
 
 from .request import HEALTH, METHOD_NOT_ALLOWED, NOT_FOUND
 
@@ -33,9 +33,16 @@ _STATUS_LINES = {
 }
 
 
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
 def date_line(epoch_seconds: float) -> bytes:
-    """`Date: <IMF-fixdate>\\r\\n` (RFC 9110 §5.6.7) for the whole second."""
-    return b"Date: " + formatdate(int(epoch_seconds), usegmt=True).encode() + b"\r\n"
+    """`Date: <IMF-fixdate>\\r\\n` (RFC 9110 §5.6.7) for the whole second; English names
+    whatever the locale."""
+    t = time.gmtime(epoch_seconds)
+    return (f"Date: {_DAYS[t.tm_wday]}, {t.tm_mday:02d} {_MONTHS[t.tm_mon - 1]} {t.tm_year} "
+            f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} GMT\r\n").encode()
 
 
 class Responses:
