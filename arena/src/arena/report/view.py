@@ -8,7 +8,8 @@ significant" when the two samples' ranges overlap.
 What a rank rests on (issue 8, "rank servers, not wrk"):
 - a dedicated-core mode: requests/s; a client-bound row says so (it measured wrk);
 - a capped mode: the capped requests/s, unless the cap distorts the entry (its CPU per
-  request rises by more than CAP_DISTORTION over its dedicated-core figure): then its
+  request rises by more than CAP_DISTORTION over its dedicated-core figure, and the two
+  min–max ranges do not overlap, so that noise alone never flags it): then its
   dedicated-core efficiency times the quota, the rate it would reach with that much CPU;
 - a run where no cgroup could be made: efficiency (requests per server CPU-second), in
   every mode.
@@ -19,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model import CAP_DISTORTION, EntryRecord, Mode, Run
-from ..stats import Ratio, Series, Summary, group_samples, ratio, summarize
+from ..stats import Ratio, Series, Summary, group_samples, median, ratio, summarize
 
 FLOOR_WORDS = (
     "answers every request with one pre-rendered 302 without parsing it: not a conforming server, "
@@ -40,7 +41,7 @@ class Row:
     of_floor: float | None = None  # requests/s median ÷ the floor's, same mode
     basis: str = ""  # what the rank rests on, in words
     rank_value: float | None = None  # the figure ranked by (requests/s or requests per CPU-second)
-    cap_cost: float | None = None  # capped CPU per request ÷ dedicated-core CPU per request
+    cap_cost: Ratio | None = None  # capped CPU per request ÷ dedicated-core CPU per request
 
     def summary(self, metric: str) -> Summary | None:
         return self.series.summary(metric) if self.series else None
@@ -51,7 +52,9 @@ class Row:
 
     @property
     def distorted(self) -> bool:
-        return self.cap_cost is not None and self.cap_cost > CAP_DISTORTION
+        """The cap raised this entry's CPU per request by more than CAP_DISTORTION, beyond
+        the noise (the two min–max ranges do not overlap)."""
+        return self.cap_cost is not None and self.cap_cost.median_ratio > CAP_DISTORTION and self.cap_cost.significant
 
     @property
     def client_bound(self) -> int:
@@ -120,17 +123,16 @@ def _rank_basis(row: Row, view: View, mode: Mode) -> None:
         row.rank_value, row.basis = row.median("rps"), "requests/s" + bound
         return
     dedicated = view.groups.get((row.entry.name, mode.dedicated))
-    dedicated_cpu = dedicated.summary("cpu_us_per_req") if dedicated else None
-    capped_cpu = row.median("cpu_us_per_req")
-    if dedicated_cpu is None or dedicated_cpu.median <= 0 or capped_cpu is None:
+    dedicated_cpu = dedicated["cpu_us_per_req"] if dedicated else []
+    if not dedicated_cpu or min(dedicated_cpu) <= 0 or not row.series["cpu_us_per_req"]:
         row.rank_value, row.basis = row.median("rps"), "capped requests/s (no dedicated-core figure to compare)" + bound
         return
-    row.cap_cost = capped_cpu / dedicated_cpu.median
+    row.cap_cost = ratio(row.series["cpu_us_per_req"], dedicated_cpu)
     if row.distorted:
-        row.rank_value = config.cpu_quota * 1e6 / dedicated_cpu.median
+        row.rank_value = config.cpu_quota * 1e6 / median(dedicated_cpu)
         row.basis = (
             f"efficiency × {config.cpu_quota:g} core: the cap distorts this entry "
-            f"(CPU per request {row.cap_cost:.2f}× its dedicated-core figure)"
+            f"(CPU per request {row.cap_cost.median_ratio:.2f}× its dedicated-core figure)"
         )
     else:
         row.rank_value, row.basis = row.median("rps"), "capped requests/s" + bound
@@ -197,7 +199,7 @@ def _series_warnings(view: View, mv: ModeView, row: Row) -> list[str]:
             out.append(f"{name} in mode {mode}: {metric} is missing from {count} of {reps} samples")
     if row.distorted and not row.entry.is_floor:
         out.append(
-            f"the cap distorts {name} in mode {mode}: {row.cap_cost:.2f}× its dedicated-core CPU per "
+            f"the cap distorts {name} in mode {mode}: {fmt_ratio(row.cap_cost)} its dedicated-core CPU per "
             "request; ranked by its efficiency instead of its capped requests/s"
         )
     if row.ratio is not None and not row.is_reference and not row.ratio.significant:
