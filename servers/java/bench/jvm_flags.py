@@ -1,6 +1,7 @@
 """JVM flags, measured: start-up, keep-alive throughput, CPU per request and peak RSS.
 
 Usage (from servers/java, after ./build): python3 bench/jvm_flags.py [SECONDS] [NAME...]
+       python3 bench/jvm_flags.py startup RUNS [NAME...]   (start-up only: median, min-max)
 For each flag set: start `taskset -c 0 java FLAGS -jar target/renard.jar --threads 1` on a
 free loopback port, time exec -> first 302 (connect every 0.5 ms), warm the JIT with
 `wrk -t1 -c50` for SECONDS, measure for SECONDS more, then read the server's CPU time
@@ -30,6 +31,8 @@ SETS = {  # each step adds one flag to the one before, then alternatives to one 
     "alt-epsilon": ["-XX:+UnlockExperimentalVMOptions", "-XX:+UseEpsilonGC", "-Xmx64m", "-Xss256k",
                     "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", CDS],
     "alt-xshare-off": LEAN + ["-Xshare:off"],
+    "launcher-nocds": LEAN + ["-Xms8m", "-Xmx64m"],
+    "launcher-c2": ["-XX:+UseSerialGC", "-Xms8m", "-Xmx64m", "-Xss256k", "-XX:-UsePerfData", CDS],
     "launcher": None,  # ./renard as committed
 }
 
@@ -92,7 +95,27 @@ def measure(name: str, seconds: int) -> str:
         proc.wait(10)
 
 
+def startup(name: str, runs: int) -> str:
+    times = []
+    for _ in range(runs):
+        port = free_port()
+        start = time.monotonic()
+        proc = subprocess.Popen(["taskset", "-c", "0", *argv(name, port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            if first_answer(port, start + 10):
+                times.append((time.monotonic() - start) * 1000)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    times.sort()
+    return f"{name:22} exec -> first 302: median {times[len(times) // 2]:5.0f} ms ({times[0]:.0f}-{times[-1]:.0f}) over {len(times)} runs"
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["startup"]:
+        for name in sys.argv[3:] or ["seed", "default", "launcher-nocds", "launcher"]:
+            print(startup(name, int(sys.argv[2])), flush=True)
+        return
     seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     names = sys.argv[2:] or ["seed", *SETS]
     for name in names:

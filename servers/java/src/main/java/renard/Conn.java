@@ -63,9 +63,9 @@ final class Conn {
         this.lastProgress = now;
     }
 
-    /** Nothing in progress and nothing to send (SPEC §7.6). */
-    boolean hasNothingToSend() {
-        return unsent == null;
+    /** Reading requests with nothing to send: after the drain window it goes (SPEC §7.6). */
+    boolean openWithNothingToSend() {
+        return phase == OPEN && unsent == null;
     }
 
     /** The operations to wait for: reading, unless output waits or the close is staged. */
@@ -106,21 +106,29 @@ final class Conn {
     }
 
     /**
-     * The rank for eviction at the connection cap (SPEC §7.5) and, in {@link #evictionKey}, the
-     * time that orders connections of one rank (earliest first). A connection with a whole
-     * request not yet answered or octets not yet written is never chosen; one discarding a
-     * body ranks with a partial head, from its last octet.
+     * The rank for eviction at the connection cap (SPEC §7.5, §7.5.1) and, in
+     * {@link #evictionKey}, the time that orders connections of one rank (earliest first).
+     * Never chosen: a whole request not yet answered or octets not yet written, a body being
+     * discarded, a peer that has shut its side (its answers are under way).
      */
     int evictionRank() {
         if (phase == LINGERING) return EVICT_LINGERING;
-        if (unsent != null || phase != OPEN) return KEEP;
-        if (leftover != null || bodyLeft > 0) return EVICT_PARTIAL;
-        return EVICT_WAITING;
+        if (phase != OPEN || unsent != null || bodyLeft > 0 || peerDone) return KEEP;
+        return leftover != null ? EVICT_PARTIAL : EVICT_WAITING;
     }
 
     long evictionKey() {
         if (phase == LINGERING) return lingerUntil;
         return leftover != null && headInProgress ? headStarted : lastProgress;
+    }
+
+    /**
+     * The drain window ended (SPEC §7.6): answer what the socket already holds (with
+     * {@code Connection: close}); true while a response is under way, false to close now.
+     */
+    boolean endDrain(Loop loop) {
+        if (phase == OPEN && unsent == null && !readRequests(loop)) return false;
+        return !openWithNothingToSend();
     }
 
     /** The socket is readable. */

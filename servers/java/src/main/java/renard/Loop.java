@@ -21,7 +21,7 @@ final class Loop implements Runnable {
     /** Read buffer, in octets: larger than the largest head (about 24.6 KiB). */
     private static final int INPUT_BUFFER = 128 * 1024;
     /** How long responses already begun may take after the drain window (SPEC §7.6: + 1 s). */
-    private static final long FINISH_NANOS = 800_000_000L;
+    private static final long FINISH_NANOS = 500_000_000L;
 
     // The connection's environment while it is served.
     final byte[] input = new byte[INPUT_BUFFER];
@@ -126,7 +126,7 @@ final class Loop implements Runnable {
             out.len = 0;
             keep = false;
         }
-        if (keep && windowOver && conn.hasNothingToSend()) keep = false;
+        if (keep && windowOver && conn.openWithNothingToSend()) keep = false;
         if (keep) {
             settle(conn);
         } else {
@@ -230,7 +230,11 @@ final class Loop implements Runnable {
         windowOver = true;
         for (int i = conns.size() - 1; i >= 0; i--) {
             Conn conn = conns.get(i);
-            if (conn.hasNothingToSend()) close(conn);
+            if (conn.endDrain(this)) {
+                settle(conn);
+            } else {
+                close(conn);
+            }
         }
     }
 

@@ -2,11 +2,13 @@ package renard;
 
 /**
  * Request heads (SPEC §2, §5, §6, §7.1): one entry point, {@link #parse}, with three outcomes.
- * The checks run in the order SPEC §5 lists them: leading empty lines (rule 1), the head's
- * end with bare CR and the size limits (rules 2, 3, 6: {@link #scan}), the grammar
- * ({@link Syntax}, rules 3–5), then Host, framing and route (rules 7–9: {@link #interpret}).
- * A head cut short is still checked, so that garbage is refused at once rather than at the
- * header deadline. One parser per event loop; not thread-safe.
+ *
+ * <p>One pass over the octets, each looked at once through a 256-entry class table. Every
+ * check of rules 1–6 is made at the octet that decides it (SPEC §5: a bad octet, an
+ * over-long line or section is answered at once, in the order the octets arrive); rules 7–9
+ * need the whole head and are applied at its empty line, from facts gathered on the way.
+ * This is the flagship's order of decisions (servers/rust/src/request.rs), so that both
+ * answer alike on any input. One parser per event loop; not thread-safe.
  */
 final class Parser {
     /** The three outcomes of {@link #parse}. */
@@ -17,12 +19,33 @@ final class Parser {
     /** Longest field section, from after the request line to the empty line (rule 6). */
     static final int MAX_FIELD_SECTION = 16384;
     /** Most field lines in one head (rule 6). */
-    static final int MAX_FIELD_LINES = Syntax.MAX_FIELDS;
+    static final int MAX_FIELD_LINES = 100;
 
-    // scan() results that are not a head end (a head end is >= 0).
-    private static final int INCOMPLETE = -1, OVERSIZED = -2, SCAN_BAD = -3, SCAN_URI_TOO_LONG = -4;
+    // Octet classes (bit flags).
+    private static final byte TCHAR = 1, VCHAR = 2, FIELD_VALUE = 4, HOST = 8;
+    private static final byte[] CLASS = new byte[256];
+    static {
+        for (int b = 0; b < 256; b++) {
+            boolean alnum = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9');
+            int c = 0;
+            if (alnum || "!#$%&'*+-.^_`|~".indexOf(b) >= 0) c |= TCHAR;
+            if (b >= 0x21 && b <= 0x7e) c |= VCHAR | FIELD_VALUE;
+            if (b == ' ' || b == '\t' || b >= 0x80) c |= FIELD_VALUE;
+            if (alnum || "-._~!$&'()*+,;=%".indexOf(b) >= 0) c |= HOST;
+            CLASS[b] = (byte) c;
+        }
+    }
 
-    private final Syntax syntax = new Syntax();
+    private static boolean is(byte b, int cls) {
+        return (CLASS[b & 0xff] & cls) != 0;
+    }
+
+    // Facts gathered from the field lines of the head being parsed (rules 7, 8; §7.1).
+    private int hostLines, contentLengthLines, transferEncodingLines;
+    private boolean badHost, close, keepAliveToken, expectContinue;
+    /** -1: absent or not 1 to 18 digits. */
+    private long contentLength;
+    private int teStart, teEnd;
 
     /**
      * Parse the head at {@code in[from, to)} into {@code r}. COMPLETE: {@code r.headLen} and
@@ -30,29 +53,30 @@ final class Parser {
      * leading octets may be dropped; ERROR: {@code r.reject} is the status.
      */
     int parse(byte[] in, int from, int to, Request r) {
-        int start = leadingEmptyLines(in, from, to);
-        int shape = scan(in, start, to);
-        switch (shape) {
-            case SCAN_BAD:
-                return refuse(r, 400);
-            case SCAN_URI_TOO_LONG:
-                return refuse(r, 414);
-            case OVERSIZED:
-                return refuse(r, oversized(in, start, to));
-            case INCOMPLETE: {
-                int status = checkSyntax(in, start, to, MAX_FIELD_LINES);
-                if (status != 0) return refuse(r, status);
-                r.emptyLines = start - from;
-                return PARTIAL;
-            }
-            default: {
-                int status = checkSyntax(in, start, shape, MAX_FIELD_LINES);
-                if (status == 0) status = interpret(in, r);
-                if (status != 0) return refuse(r, status);
-                r.headLen = shape - from;
-                return COMPLETE;
+        // Rule 1: empty lines before the request line are dropped as they come.
+        int at = from;
+        while (true) {
+            if (at == to) return partial(r, at - from);
+            if (in[at] == '\n') {
+                at++;
+            } else if (in[at] == '\r') {
+                if (at + 1 == to) return partial(r, at - from);
+                if (in[at + 1] != '\n') return refuse(r, 400);
+                at += 2;
+            } else {
+                break;
             }
         }
+        int status = head(in, at, to, r);
+        if (status == PARTIAL_HEAD) return partial(r, at - from);
+        if (status != 0) return refuse(r, status);
+        r.headLen += at - from;
+        return COMPLETE;
+    }
+
+    private static int partial(Request r, int emptyLines) {
+        r.emptyLines = emptyLines;
+        return PARTIAL;
     }
 
     private static int refuse(Request r, int status) {
@@ -60,99 +84,131 @@ final class Parser {
         return ERROR;
     }
 
-    /** End of the CRLF or LF empty lines at {@code from} (rule 1); a lone trailing CR stays. */
-    private static int leadingEmptyLines(byte[] in, int from, int to) {
-        int i = from;
-        while (i < to) {
-            if (in[i] == '\n') {
-                i++;
-            } else if (in[i] == '\r' && i + 1 < to && in[i + 1] == '\n') {
-                i += 2;
-            } else {
-                break;
-            }
-        }
-        return i;
-    }
+    /** {@link #head}'s result when the input ends before the head does. */
+    private static final int PARTIAL_HEAD = -1;
 
     /**
-     * Find the end of the head in {@code in[start, to)} (no leading empty lines) while
-     * enforcing rule 2 (bare CR) and the limits of rules 3 and 6: the index after the empty
-     * line, or INCOMPLETE, OVERSIZED, SCAN_BAD, SCAN_URI_TOO_LONG.
+     * Rules 2–6 octet by octet over the head at {@code in[start, to)} (it starts with the
+     * request line), then rules 7–9 at the empty line: 0 with {@code r} filled
+     * ({@code r.headLen} counted from {@code start}), PARTIAL_HEAD, or a status.
      */
-    private static int scan(byte[] in, int start, int to) {
-        int lineStart = start;
-        int fieldsStart = -1; // index after the request line's LF
-        int fieldLines = 0;
-        int i = start;
-        for (; i < to; i++) {
-            byte b = in[i];
-            if (b == '\r') {
-                if (i + 1 == to) break;
-                if (in[i + 1] != '\n') return SCAN_BAD;
-            } else if (b == '\n') {
-                int contentEnd = i > lineStart && in[i - 1] == '\r' ? i - 1 : i;
-                if (fieldsStart < 0) {
-                    if (contentEnd - start > MAX_REQUEST_LINE) return SCAN_URI_TOO_LONG;
-                    fieldsStart = i + 1;
-                } else {
-                    if (i + 1 - fieldsStart > MAX_FIELD_SECTION) return OVERSIZED;
-                    if (contentEnd == lineStart) return i + 1;
-                    if (++fieldLines > MAX_FIELD_LINES) return OVERSIZED;
-                }
-                lineStart = i + 1;
+    private int head(byte[] in, int start, int to, Request r) {
+        hostLines = contentLengthLines = transferEncodingLines = 0;
+        badHost = close = keepAliveToken = expectContinue = false;
+        contentLength = -1;
+        // Method.
+        int pos = start;
+        while (pos < to && is(in[pos], TCHAR)) pos++;
+        if (pos - start > MAX_REQUEST_LINE) return 414;
+        if (pos == to) return PARTIAL_HEAD;
+        if (in[pos] != ' ' || pos == start) return 400;
+        int methodEnd = pos++;
+        // Target: visible ASCII (rule 3).
+        while (pos < to && is(in[pos], VCHAR)) pos++;
+        if (pos - start > MAX_REQUEST_LINE) return 414;
+        if (pos == to) return PARTIAL_HEAD;
+        if (in[pos] != ' ' || pos == methodEnd + 1) return 400;
+        int targetEnd = pos++;
+        // Version: HTTP/ DIGIT . DIGIT, octet by octet (rule 4).
+        int version = pos;
+        while (pos < to && fitsVersion(in[pos], pos - version)) pos++;
+        if (pos - start > MAX_REQUEST_LINE) return 414;
+        if (pos == to) return PARTIAL_HEAD;
+        if (pos - version != 8 || (in[pos] != '\r' && in[pos] != '\n')) return 400;
+        int end = lineEnd(in, pos, to);
+        if (end < 0) return end == CUT ? PARTIAL_HEAD : 400;
+        boolean http10;
+        if (in[version + 5] == '1' && in[version + 7] == '1') {
+            http10 = false;
+        } else if (in[version + 5] == '1' && in[version + 7] == '0') {
+            http10 = true;
+        } else {
+            return 505;
+        }
+        pos = end;
+        int fieldsStart = pos, fieldLines = 0;
+        // Field lines, up to the empty line.
+        while (true) {
+            if (pos == to) return PARTIAL_HEAD;
+            byte first = in[pos];
+            if (first == '\r' || first == '\n') {
+                end = lineEnd(in, pos, to);
+                if (end < 0) return end == CUT ? PARTIAL_HEAD : 400;
+                if (end - fieldsStart > MAX_FIELD_SECTION) return 431;
+                r.headLen = end - start;
+                return interpret(in, start, methodEnd, targetEnd, http10, r);
             }
-        }
-        if (fieldsStart < 0) return i - start > MAX_REQUEST_LINE ? SCAN_URI_TOO_LONG : INCOMPLETE;
-        return i - fieldsStart > MAX_FIELD_SECTION ? OVERSIZED : INCOMPLETE;
-    }
-
-    /** The answer to a head past the rule 6 limits: rules 3–5 still come first. */
-    private int oversized(byte[] in, int start, int to) {
-        int end = Math.min(to, start + MAX_REQUEST_LINE + 2 + MAX_FIELD_SECTION + 1);
-        int status = checkSyntax(in, start, end, Integer.MAX_VALUE);
-        return status == 0 ? 431 : status;
-    }
-
-    /** Rules 3–5 on {@code in[start, end)}, whole or cut short: 0 when nothing is wrong yet. */
-    private int checkSyntax(byte[] in, int start, int end, int limit) {
-        switch (syntax.check(in, start, end, limit)) {
-            case Syntax.VERSION:
-                return versionError(in, start, end);
-            case Syntax.TOO_MANY:
-                return 431;
-            case Syntax.BAD:
-                return 400;
-            default:
-                return syntax.targetEnd > syntax.targetStart && !visibleAscii(in, syntax.targetStart, syntax.targetEnd) ? 400 : 0;
+            if (!is(first, TCHAR)) return 400; // SP/HTAB: obs-fold (rule 5)
+            int name = pos;
+            while (pos < to && is(in[pos], TCHAR)) pos++;
+            if (pos - fieldsStart > MAX_FIELD_SECTION) return 431;
+            if (pos == to) return PARTIAL_HEAD;
+            if (in[pos] != ':') return 400; // whitespace before the colon, or any non-token octet
+            int nameEnd = pos++;
+            while (pos < to && (in[pos] == ' ' || in[pos] == '\t')) pos++;
+            if (pos - fieldsStart > MAX_FIELD_SECTION) return 431;
+            if (pos == to) return PARTIAL_HEAD;
+            int value = pos;
+            while (pos < to && is(in[pos], FIELD_VALUE)) pos++;
+            if (pos - fieldsStart > MAX_FIELD_SECTION) return 431;
+            if (pos == to) return PARTIAL_HEAD;
+            if (in[pos] != '\r' && in[pos] != '\n') return 400; // a control octet or DEL
+            end = lineEnd(in, pos, to);
+            if (end < 0) return end == CUT ? PARTIAL_HEAD : 400;
+            if (++fieldLines > MAX_FIELD_LINES) return 431;
+            note(in, name, nameEnd, value, Ascii.trimEnd(in, value, pos));
+            pos = end;
+            if (pos - fieldsStart > MAX_FIELD_SECTION) return 431;
         }
     }
 
-    /** Rule 3: visible ASCII only. */
-    private static boolean visibleAscii(byte[] in, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (in[i] < 0x21 || in[i] > 0x7e) return false;
+    private static boolean fitsVersion(byte b, int i) {
+        switch (i) {
+            case 0: return b == 'H';
+            case 1: case 2: return b == 'T';
+            case 3: return b == 'P';
+            case 4: return b == '/';
+            case 5: case 7: return b >= '0' && b <= '9';
+            case 6: return b == '.';
+            default: return false;
         }
-        return true;
     }
 
-    /**
-     * Rule 4, for a request line whose version was refused: 505 for another
-     * {@code HTTP/DIGIT.DIGIT} after a well-formed method and target, else 400.
-     */
-    private static int versionError(byte[] in, int start, int end) {
-        int lineEnd = start;
-        while (lineEnd < end && in[lineEnd] != '\n') lineEnd++;
-        if (lineEnd > start && in[lineEnd - 1] == '\r') lineEnd--;
-        int sp1 = indexOf(in, start, lineEnd, (byte) ' ');
-        int sp2 = sp1 < 0 ? -1 : indexOf(in, sp1 + 1, lineEnd, (byte) ' ');
-        if (sp2 < 0 || indexOf(in, sp2 + 1, lineEnd, (byte) ' ') >= 0) return 400;
-        boolean wellFormed = sp1 > start && sp2 > sp1 + 1 && visibleAscii(in, sp1 + 1, sp2);
-        for (int i = start; i < sp1; i++) wellFormed &= Syntax.isTchar(in[i]);
-        int v = sp2 + 1;
-        boolean digitDotDigit = lineEnd - v == 8 && Syntax.startsWith(in, v, "HTTP/")
-                && isDigit(in[v + 5]) && in[v + 6] == '.' && isDigit(in[v + 7]);
-        return wellFormed && digitDotDigit ? 505 : 400;
+    /** {@link #lineEnd} results: cut short by the end of input, or a CR without LF. */
+    private static final int CUT = -1, BARE_CR = -2;
+
+    /** The end of the CRLF or LF at {@code i}, or CUT, or BARE_CR (rule 2). */
+    private static int lineEnd(byte[] in, int i, int to) {
+        if (in[i] == '\n') return i + 1;
+        if (i + 1 == to) return CUT;
+        return in[i + 1] == '\n' ? i + 2 : BARE_CR;
+    }
+
+    /** Record what a field line says; its value (OWS trimmed) is {@code in[value, valueEnd)}. */
+    private void note(byte[] in, int name, int nameEnd, int value, int valueEnd) {
+        int nameLen = nameEnd - name;
+        if (Ascii.equalsIgnoreCase(in, name, nameLen, "host")) {
+            hostLines++;
+            badHost |= !isValidHost(in, value, valueEnd);
+        } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "content-length")) {
+            contentLengthLines++;
+            contentLength = parseContentLength(in, value, valueEnd);
+        } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "transfer-encoding")) {
+            transferEncodingLines++;
+            teStart = value;
+            teEnd = valueEnd;
+        } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "connection")) {
+            for (int t = value; t <= valueEnd; ) {
+                int comma = indexOf(in, t, valueEnd, (byte) ',');
+                int tokenEnd = comma < 0 ? valueEnd : comma;
+                int a = Ascii.trimStart(in, t, tokenEnd), b = Ascii.trimEnd(in, a, tokenEnd);
+                close |= Ascii.equalsIgnoreCase(in, a, b - a, "close");
+                keepAliveToken |= Ascii.equalsIgnoreCase(in, a, b - a, "keep-alive");
+                t = tokenEnd + 1;
+            }
+        } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "expect")) {
+            expectContinue = Ascii.equalsIgnoreCase(in, value, valueEnd - value, "100-continue");
+        }
     }
 
     private static int indexOf(byte[] in, int from, int to, byte b) {
@@ -166,40 +222,9 @@ final class Parser {
         return b >= '0' && b <= '9';
     }
 
-    /** Rules 7–9 on the head {@link #syntax} accepted: 0 with {@code r} filled, or a status. */
-    private int interpret(byte[] in, Request r) {
-        Syntax s = syntax;
-        boolean http10 = s.minor == 0;
-        int hostLines = 0, contentLengthLines = 0, transferEncodingLines = 0;
-        long contentLength = -1;
-        int teStart = 0, teEnd = 0;
-        boolean close = false, keepAliveToken = false, expectContinue = false;
-        for (int f = 0; f < s.fields; f++) {
-            int name = s.nameStart[f], nameLen = s.nameEnd[f] - name;
-            int value = s.valueStart[f], valueEnd = s.valueEnd[f];
-            if (Ascii.equalsIgnoreCase(in, name, nameLen, "host")) {
-                hostLines++;
-                if (!isValidHost(in, value, valueEnd)) return 400;
-            } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "content-length")) {
-                contentLengthLines++;
-                contentLength = parseContentLength(in, value, valueEnd);
-            } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "transfer-encoding")) {
-                transferEncodingLines++;
-                teStart = value;
-                teEnd = valueEnd;
-            } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "connection")) {
-                for (int t = value; t <= valueEnd; ) {
-                    int comma = indexOf(in, t, valueEnd, (byte) ',');
-                    int tokenEnd = comma < 0 ? valueEnd : comma;
-                    int a = Ascii.trimStart(in, t, tokenEnd), b = Ascii.trimEnd(in, a, tokenEnd);
-                    close |= Ascii.equalsIgnoreCase(in, a, b - a, "close");
-                    keepAliveToken |= Ascii.equalsIgnoreCase(in, a, b - a, "keep-alive");
-                    t = tokenEnd + 1;
-                }
-            } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "expect")) {
-                expectContinue = Ascii.equalsIgnoreCase(in, value, valueEnd - value, "100-continue");
-            }
-        }
+    /** Rules 7–9 on a head that passed rules 1–6: 0 with {@code r} filled, or a status. */
+    private int interpret(byte[] in, int start, int methodEnd, int targetEnd, boolean http10, Request r) {
+        if (badHost) return 400;
         // Rule 7: exactly one Host on HTTP/1.1, at most one on HTTP/1.0.
         if (hostLines > 1 || (!http10 && hostLines == 0)) return 400;
         // Rule 8.
@@ -212,7 +237,7 @@ final class Parser {
             chunked = true;
         }
         // Rule 9: the route.
-        int target = s.targetStart, targetEnd = s.targetEnd;
+        int target = methodEnd + 1;
         int pathStart;
         if (in[target] == '/') {
             pathStart = target;
@@ -232,9 +257,9 @@ final class Parser {
         int pathLen = pathEnd - pathStart;
         boolean root = pathLen == 0 || (pathLen == 1 && in[pathStart] == '/');
         boolean health = !root && Ascii.equals(in, pathStart, pathLen, "/healthz");
-        int methodLen = s.methodEnd - s.methodStart;
-        boolean head = Ascii.equals(in, s.methodStart, methodLen, "HEAD");
-        boolean readable = head || Ascii.equals(in, s.methodStart, methodLen, "GET");
+        int methodLen = methodEnd - start;
+        boolean head = Ascii.equals(in, start, methodLen, "HEAD");
+        boolean readable = head || Ascii.equals(in, start, methodLen, "GET");
         r.seeded = false;
         if (root && readable) {
             r.route = Request.REDIRECT;
@@ -297,14 +322,14 @@ final class Parser {
             int close = indexOf(in, from, to, (byte) ']');
             if (close < 0 || close == from + 1) return false;
             for (int i = from + 1; i < close; i++) {
-                if (!isUnreservedOrSubDelim(in[i]) && in[i] != ':') return false;
+                if (!(is(in[i], HOST) && in[i] != '%') && in[i] != ':') return false;
             }
             rest = close + 1;
         } else {
             int colon = indexOf(in, from, to, (byte) ':');
             rest = colon < 0 ? to : colon;
             for (int i = from; i < rest; i++) {
-                if (!isUnreservedOrSubDelim(in[i]) && in[i] != '%') return false;
+                if (!is(in[i], HOST)) return false;
             }
         }
         if (rest == to) return true;
@@ -315,8 +340,4 @@ final class Parser {
         return true;
     }
 
-    /** RFC 3986 unreserved / sub-delims. */
-    private static boolean isUnreservedOrSubDelim(byte b) {
-        return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || isDigit(b) || "-._~!$&'()*+,;=".indexOf(b) >= 0;
-    }
 }

@@ -174,10 +174,14 @@ class ParserTest {
             c("partial_fields_need_more", "GET / HTTP/1.1\r\nHost: a\r\n", 0),
             c("partial_version_needs_more", "GET / HTTP/1.", 0),
             c("partial_field_value_needs_more", "GET / HTTP/1.1\r\nHost: a", 0),
-            c("partial_non_ascii_target_needs_more", "GET /\u00e9", 0),
+            c("non_ascii_target_is_400_at_its_octet", "GET /\u00e9", 400),
             c("binary_request_line_is_400_before_head_ends", "\u00cd\u0007,\u00d8 / HTTP/1.1\r\n", 400),
             c("bad_version_is_505_before_head_ends", "GET / HTTP/2.0\r\nHost: a\r\n", 505),
-            c("short_bad_version_is_400_before_head_ends", "GET / HTTP/2", 400),
+            c("short_other_version_needs_more", "GET / HTTP/2", 0),
+            c("other_version_is_505_only_at_its_line_end", "GET / HTTP/2.0\r", 0),
+            c("bad_octet_after_version_is_400", "GET / HTTP/2.0x", 400),
+            c("first_deciding_octet_wins_505_over_later_bare_cr", "GET / HTTP/2.0\r\nHost: a\rX", 505),
+            c("first_deciding_octet_wins_414_over_later_bad_octet", big("GET /", 8200, "\u0001"), 414),
             c("bad_field_is_400_before_head_ends", "GET / HTTP/1.1\r\nHost : a\r\n", 400));
     }
 
