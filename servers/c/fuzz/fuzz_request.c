@@ -1,5 +1,5 @@
 /* libFuzzer target for the request parser (SPEC §5): any input gives one of the three
- * outcomes without reading out of bounds (ASan) or undefined behaviour (UBSan); a complete
+ * outcomes, the same whether it comes in one read or two, without reading out of bounds (ASan) or undefined behaviour (UBSan); a complete
  * head lies within the input, and its response fits the bound the server sizes for. */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +34,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case PARSE_ERROR:
         if (p.reject == REJECT_TIMEOUT) abort(); /* only the connection decides a 408 */
         break;
+    }
+    /* The same answer when the input arrives in two reads, split where its first octet says. */
+    if (size > 1) {
+        size_t split = data[0] % size;
+        struct progress progress = {0};
+        struct parse first = parse_more(data, split, &progress);
+        if (first.outcome == PARSE_PARTIAL) {
+            struct parse resumed = parse_more(data + first.empty_lines, size - first.empty_lines, &progress);
+            if (resumed.outcome != p.outcome) abort();
+            if (p.outcome == PARSE_ERROR && resumed.reject != p.reject) abort();
+            if (p.outcome == PARSE_COMPLETE && resumed.request.head_len + first.empty_lines != p.request.head_len)
+                abort();
+        }
     }
     uint64_t hash;
     seed_hash(data, size, &hash);

@@ -78,6 +78,7 @@ enum next conn_expire(struct conn *c, struct env *env)
     conn_deadline(c, env, &request_timeout);
     if (!request_timeout) return NEXT_CLOSE;
     drop_leftover(c);
+    c->progress = (struct progress){0};
     refuse(c, env, REJECT_TIMEOUT);
     return flush(c, env);
 }
@@ -100,7 +101,8 @@ static size_t serve(struct conn *c, struct env *env, const uint8_t *in, size_t l
             *paused = true;
             return at;
         }
-        struct parse p = parse_request(in + at, len - at);
+        struct parse p = parse_more(in + at, len - at, &c->progress);
+        if (p.outcome != PARSE_PARTIAL) c->progress = (struct progress){0};
         switch (p.outcome) {
         case PARSE_COMPLETE: {
             const struct request *req = &p.request;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "request.h"
 #include "response.h"
 
 /* Most unsent response octets held per connection (SPEC §7.5). */
@@ -50,6 +51,7 @@ struct conn {
     uint8_t *leftover;  /* partial head, or input held while output waits */
     char *unsent;       /* response octets the socket has not taken */
     uint64_t body_left; /* body octets still to discard (SPEC §6) */
+    struct progress progress; /* the parse of the head in leftover, resumed on each read */
     int64_t head_started; /* ns; start of the header deadline, -1 when no head is due */
     int64_t last_progress; /* ns; last octets received or taken by the socket */
     int64_t linger_until;  /* ns; LINGERING */

@@ -56,8 +56,38 @@ struct parse {
     enum reject reject;     /* PARSE_ERROR */
 };
 
-/* Parse the request head at the start of in[0..len) (SPEC §5: the checks in its order,
- * each applied as soon as the octets received decide it). */
+/* The fields rules 7, 8 and SPEC §7.1 read, gathered as the field lines pass. */
+struct facts {
+    uint8_t host_lines, content_length_lines, transfer_encoding_lines; /* saturating */
+    bool bad_host;
+    bool content_length_valid;    /* the last Content-Length is 1 to 18 digits ... */
+    uint64_t content_length;      /* ... with this value */
+    uint32_t te_start, te_end;    /* the last Transfer-Encoding value, OWS trimmed */
+    bool close, keep_alive, expect_continue;
+};
+
+/* Where the one pass over a head stands, positions counted from the head's first octet
+ * (leading empty lines are dropped by the caller, see PARSE_PARTIAL). Zeroed: a new head. */
+struct progress {
+    uint32_t pos;   /* the next octet to look at */
+    uint8_t state;  /* private */
+    uint8_t field;  /* the field line being read: which field it is */
+    bool http10;
+    uint32_t line_start, value_start;
+    uint32_t method_end, target_end; /* the SP after the method, after the target */
+    uint32_t fields_start, field_lines;
+    struct facts facts;
+};
+
+/* Go on with the request head at the start of in[0..len) from where *p stands (SPEC §5:
+ * every check of rules 1-6 at the octet that decides it; rules 7-9 at the empty line).
+ * After PARSE_PARTIAL the caller drops `empty_lines` octets and calls again with the same
+ * octets and more after them; after PARSE_COMPLETE or PARSE_ERROR it zeroes *p for the
+ * next head. Each octet is looked at once across calls (but a CR at the very end, which
+ * waits for its LF). */
+struct parse parse_more(const uint8_t *in, size_t len, struct progress *p);
+
+/* A whole head from scratch (tests and fuzzing). */
 struct parse parse_request(const uint8_t *in, size_t len);
 
 #endif

@@ -20,6 +20,9 @@ BASES = [
     b"GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET /healthz HTTP/1.1\r\nHost: b\r\n\r\n",
     b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
     b"GET http://a?seed=x&seed=y HTTP/1.1\r\nhost: a\r\nTransfer-Encoding: chunked\r\n\r\n",
+    b"GET /" + b"a" * 8178 + b" HTTP/1.1\r\nHost: a\r\n\r\n",  # request line of 8192 octets
+    b"GET / HTTP/1.1\r\nHost: a\r\nX: " + b"a" * 16368 + b"\r\n\r\n",  # field section of 16384
+    b"GET / HTTP/1.1\r\nHost: a\r\n" + b"".join(b"X-%d: v\r\n" % i for i in range(1, 100)) + b"\r\n",
 ]
 ALPHABET = b"\r\n :,%?=&/\x00\x7f\x80\tHTTP/1.0GETa"
 
