@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup build test test-entries test-spec test-arena test-deploy verify soak bench bench-quick report run demo fuzz clean
+.PHONY: all deps setup build test lint test-entries test-spec test-arena test-deploy verify soak bench bench-quick report run demo fuzz clean
 
 all: build
 
@@ -36,8 +36,8 @@ test: deps setup lint test-entries test-spec test-arena test-deploy verify
 
 ## lint: ruff (lint + format, configured in each pyproject.toml) for the Python wings; rustfmt and clippy for the flagship
 lint: setup
-	$(VENV)/bin/ruff check arena spec/runner
-	$(VENV)/bin/ruff format --check arena spec/runner
+	$(VENV)/bin/ruff check arena spec/runner deploy deploy/demo/run
+	$(VENV)/bin/ruff format --check arena spec/runner deploy deploy/demo/run
 	cd servers/rust && cargo fmt --check && cargo clippy --all-targets --locked -- -D warnings
 
 # Each entry's own tests, as its entry.toml `test` declares them (cargo test, go test, ...).

@@ -84,10 +84,20 @@ http {{
 
 class Stack:
     """nginx on a free loopback port in front of `instances` renards, images drawn into
-    a folder of /tmp (with `files`, name → text, served beside them). A context manager: everything it starts is stopped on exit."""
+    a folder of /tmp (with `files`, name → text, served beside them). A context manager:
+    everything it starts is stopped on exit."""
 
-    def __init__(self, renard: Path, workdir: Path, *, instances: int = 1, count: int = 21,
-                 extra: str = "", files: dict[str, str] | None = None, renard_args: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        renard: Path,
+        workdir: Path,
+        *,
+        instances: int = 1,
+        count: int = 21,
+        extra: str = "",
+        files: dict[str, str] | None = None,
+        renard_args: tuple[str, ...] = (),
+    ):
         self.renard, self.workdir, self.count, self.files = renard, workdir, count, files or {}
         self.extra, self.renard_args = extra, renard_args
         self.port = free_port()
@@ -102,10 +112,21 @@ class Stack:
         return f"http://127.0.0.1:{self.port}/Renard-{{n}}.svg"
 
     def start_instance(self, i: int) -> None:
-        argv = [str(self.renard), "--listen", f"127.0.0.1:{self.upstreams[i]}", "--count", str(self.count),
-                "--location", self.location(), "--threads", "1", *self.renard_args]
-        self.instances[i] = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL)
+        argv = [
+            str(self.renard),
+            "--listen",
+            f"127.0.0.1:{self.upstreams[i]}",
+            "--count",
+            str(self.count),
+            "--location",
+            self.location(),
+            "--threads",
+            "1",
+            *self.renard_args,
+        ]
+        self.instances[i] = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         wait_for_port(self.upstreams[i])
 
     def stop_instance(self, i: int, sig: int = signal.SIGTERM) -> int:
@@ -127,16 +148,20 @@ class Stack:
         for name, text in self.files.items():
             (images / name).write_text(text)
         site = self.workdir / "site.conf"
-        site.write_text(adapt_site(SITE.read_text(), listen=self.port, root=images,
-                                   upstreams=self.upstreams, extra=self.extra))
+        site.write_text(
+            adapt_site(SITE.read_text(), listen=self.port, root=images, upstreams=self.upstreams, extra=self.extra)
+        )
         conf = self.workdir / "nginx.conf"
         conf.write_text(nginx_conf(self.workdir, site))
         try:
             for i in range(len(self.instances)):
                 self.start_instance(i)
-            self.nginx = subprocess.Popen(["nginx", "-p", str(self.workdir), "-c", str(conf)],
-                                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.PIPE)
+            self.nginx = subprocess.Popen(
+                ["nginx", "-p", str(self.workdir), "-c", str(conf)],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
             wait_for_port(self.port)
         except BaseException:
             self.__exit__()

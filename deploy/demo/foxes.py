@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 GOLDEN_ANGLE = 137.508  # degrees
-EAR_HEIGHTS = (34, 44, 54)            # px above the head's top, per k mod 3
-SNOUT_WIDTHS = (22, 30, 38, 46)       # px, per k mod 4
+EAR_HEIGHTS = (34, 44, 54)  # px above the head's top, per k mod 3
+SNOUT_WIDTHS = (22, 30, 38, 46)  # px, per k mod 4
 EYE_SHAPES = ("round", "almond", "sleepy", "wide", "wink")  # per k mod 5
 
 
@@ -32,8 +32,10 @@ def eye(x: int, y: int, shape: str, left: bool) -> str:
     if shape == "sleepy":
         return f'<path d="M{x - 9} {y} q9 7 18 0" stroke="#222" stroke-width="4" fill="none"/>'
     if shape == "wide":
-        return (f'<circle cx="{x}" cy="{y}" r="10" fill="#fff" stroke="#222" stroke-width="2"/>'
-                f'<circle cx="{x}" cy="{y + 2}" r="5" fill="#222"/>')
+        return (
+            f'<circle cx="{x}" cy="{y}" r="10" fill="#fff" stroke="#222" stroke-width="2"/>'
+            f'<circle cx="{x}" cy="{y + 2}" r="5" fill="#222"/>'
+        )
     # wink: the left eye closed, the right one open
     if left:
         return f'<path d="M{x - 9} {y} h18" stroke="#222" stroke-width="4"/>'

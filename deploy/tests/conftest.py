@@ -31,4 +31,5 @@ def stack(renard, tmp_path):
 def chi_square():
     """The runner's chi-square test: (statistic, degrees of freedom, p-value)."""
     from renard_conformance.stats import chi_square as test
+
     return test

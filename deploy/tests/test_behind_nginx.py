@@ -46,7 +46,7 @@ def test_a_seeded_url_gives_the_same_image_twice(stack):
 def test_random_visits_see_more_than_one_image(stack):
     client = Client(stack.port)
     seen = {follow(client, f"/?r={i}")[0] for i in range(40)}
-    assert len(seen) > 1   # all 40 alike: probability 21^-39
+    assert len(seen) > 1  # all 40 alike: probability 21^-39
 
 
 def test_healthz_is_not_exposed_publicly(stack):
@@ -65,5 +65,8 @@ def test_nginx_reuses_its_connections_to_renard(stack):
         assert client.get("/").status == 302
     established = subprocess.run(
         ["ss", "-Htn", "state", "established", f"( dport = :{stack.upstreams[0]} )"],
-        capture_output=True, text=True, check=True).stdout.splitlines()
-    assert 1 <= len(established) <= 2, established   # one kept-alive upstream connection, not 50
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert 1 <= len(established) <= 2, established  # one kept-alive upstream connection, not 50

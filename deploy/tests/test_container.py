@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from http_client import Client
 
 CONTAINERFILE = Path(__file__).resolve().parents[1] / "container" / "Containerfile"
@@ -25,7 +26,7 @@ def test_hadolint_accepts_the_containerfile():
 
 def test_the_final_image_is_empty_but_renard_and_runs_as_nobody():
     text = CONTAINERFILE.read_text()
-    final = text[text.rindex("\nFROM "):]
+    final = text[text.rindex("\nFROM ") :]
     assert re.search(r"^FROM scratch$", final, re.M)
     assert re.search(r"^USER 65534:65534$", final, re.M)
     assert re.search(r'^ENTRYPOINT \["/renard"\]$', final, re.M)
@@ -43,13 +44,24 @@ def test_renard_serves_as_nobody_with_no_etc_and_nothing_writable(renard, tmp_pa
     root.mkdir()
     shutil.copy(renard, root / "renard")
     for path in (root / "renard", root, tmp_path):
-        os.chmod(path, 0o555)                     # nothing here is writable by nobody
+        os.chmod(path, 0o555)  # nothing here is writable by nobody
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([shutil.which("chroot"), "--userspec=65534:65534", str(root), "/renard",
-                             "--listen", f"127.0.0.1:{port}", "--threads", "1"],
-                            stderr=subprocess.PIPE, env={})
+    proc = subprocess.Popen(
+        [
+            shutil.which("chroot"),
+            "--userspec=65534:65534",
+            str(root),
+            "/renard",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--threads",
+            "1",
+        ],
+        stderr=subprocess.PIPE,
+        env={},
+    )
     try:
         line = proc.stderr.readline().decode()
         assert line.startswith(f"listening on http://127.0.0.1:{port}"), line
@@ -64,4 +76,3 @@ def test_renard_serves_as_nobody_with_no_etc_and_nothing_writable(renard, tmp_pa
         assert proc.wait(timeout=10) == 0
         for path in (tmp_path, root):
             os.chmod(path, 0o755)
-

@@ -12,23 +12,33 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "deploy" / "demo" / "run"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--virtual-time-budget=10000"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--virtual-time-budget=10000",
+]
 
 
 def chromium(*args: str) -> subprocess.CompletedProcess:
     exe = shutil.which("chromium")
     assert exe, "chromium is missing (scripts/deps installs it)"
     with tempfile.TemporaryDirectory() as profile:
-        return subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True, timeout=120
+        )
 
 
 @pytest.fixture
 def demo(renard):
-    proc = subprocess.Popen([sys.executable, str(RUN), "--seconds", "120", "--renard", str(renard)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(RUN), "--seconds", "120", "--renard", str(renard)], stdout=subprocess.PIPE, text=True
+    )
     try:
         line = proc.stdout.readline()
         match = re.match(r"demo on (http://127\.0\.0\.1:\d+/demo\.html)$", line.strip())
@@ -44,8 +54,8 @@ def test_every_random_fox_loads_and_they_differ(demo):
     status = re.search(r'<p id="status" data-loaded="(\d+)" data-distinct="(\d+)"', dom)
     assert status, "the page never reported its images: " + dom[-500:]
     loaded, distinct = map(int, status.groups())
-    assert loaded == 12                      # every image: naturalWidth > 0 after the redirect
-    assert distinct > 1                      # 12 alike: probability 21^-11
+    assert loaded == 12  # every image: naturalWidth > 0 after the redirect
+    assert distinct > 1  # 12 alike: probability 21^-11
 
 
 def test_the_page_is_saved_as_a_screenshot(demo):

@@ -10,6 +10,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+
 from http_client import Client
 from stack import free_port, nginx_conf, wait_for_port
 
@@ -19,10 +20,17 @@ INSTALL = REPO / "deploy" / "install"
 
 def tiny_png(shade: int) -> bytes:
     """A valid 1 × 1 grey PNG."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
     header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(bytes([0, shade]))) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(bytes([0, shade])))
+        + chunk(b"IEND", b"")
+    )
 
 
 @pytest.fixture
@@ -40,7 +48,9 @@ def install(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_install_writes_the_binary_unit_and_site(renard, images, tmp_path):
-    result = install("--server-name", "avatar.test", "--images", str(images), "--scheme", "http", "--root", str(tmp_path))
+    result = install(
+        "--server-name", "avatar.test", "--images", str(images), "--scheme", "http", "--root", str(tmp_path)
+    )
     assert result.returncode == 0, result.stderr
     assert "5 images" in result.stdout
     unit = (tmp_path / "etc/systemd/system/renard.service").read_text()
@@ -51,12 +61,15 @@ def test_install_writes_the_binary_unit_and_site(renard, images, tmp_path):
     assert (tmp_path / "usr/local/bin/renard").read_bytes() == renard.read_bytes()
 
 
-@pytest.mark.parametrize("args,flag", [
-    (["--server-name", "bad name", "--images", "/"], "--server-name"),
-    (["--server-name", "a.test", "--images", "/nonexistent"], "--images"),
-    (["--server-name", "a.test", "--images", "/", "--scheme", "ftp"], "--scheme"),
-    (["--colour", "red"], "--colour"),
-])
+@pytest.mark.parametrize(
+    "args,flag",
+    [
+        (["--server-name", "bad name", "--images", "/"], "--server-name"),
+        (["--server-name", "a.test", "--images", "/nonexistent"], "--images"),
+        (["--server-name", "a.test", "--images", "/", "--scheme", "ftp"], "--scheme"),
+        (["--colour", "red"], "--colour"),
+    ],
+)
 def test_bad_flags_get_one_line_and_status_2(args, flag):
     result = install(*args)
     assert result.returncode == 2
@@ -65,8 +78,12 @@ def test_bad_flags_get_one_line_and_status_2(args, flag):
 
 def test_the_installed_unit_verifies_and_the_site_serves_the_images(renard, images, tmp_path):
     root = tmp_path / "root"
-    assert install("--server-name", "avatar.test", "--images", str(images), "--scheme", "http",
-                   "--root", str(root)).returncode == 0
+    assert (
+        install(
+            "--server-name", "avatar.test", "--images", str(images), "--scheme", "http", "--root", str(root)
+        ).returncode
+        == 0
+    )
     unit = (root / "etc/systemd/system/renard.service").read_text()
     if shutil.which("systemd-analyze"):
         checked = tmp_path / "renard.service"
@@ -80,12 +97,16 @@ def test_the_installed_unit_verifies_and_the_site_serves_the_images(renard, imag
     env["RENARD_LISTEN"] = f"127.0.0.1:{upstream}"
     site = (root / "etc/nginx/conf.d/renard.conf").read_text()
     site = site.replace("server 127.0.0.1:8080", f"server 127.0.0.1:{upstream}").replace(
-        "listen 80;", f"listen 127.0.0.1:{site_port};")
+        "listen 80;", f"listen 127.0.0.1:{site_port};"
+    )
     (tmp_path / "site.conf").write_text(site)
     (tmp_path / "nginx.conf").write_text(nginx_conf(tmp_path, tmp_path / "site.conf"))
-    with subprocess.Popen([str(root / "usr/local/bin/renard")], env=env, stderr=subprocess.DEVNULL) as server, \
-            subprocess.Popen(["nginx", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
-                             stderr=subprocess.DEVNULL) as nginx:
+    with (
+        subprocess.Popen([str(root / "usr/local/bin/renard")], env=env, stderr=subprocess.DEVNULL) as server,
+        subprocess.Popen(
+            ["nginx", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")], stderr=subprocess.DEVNULL
+        ) as nginx,
+    ):
         try:
             wait_for_port(upstream)
             wait_for_port(site_port)

@@ -49,4 +49,4 @@ def test_liveness_and_readiness_ask_healthz_and_resources_are_bounded(pod):
     for probe in ("livenessProbe", "readinessProbe"):
         assert container[probe]["httpGet"]["path"] == "/healthz"
     assert set(container["resources"]) == {"requests", "limits"}
-    assert pod["terminationGracePeriodSeconds"] >= 2   # longer than the drain window (SPEC §7.6)
+    assert pod["terminationGracePeriodSeconds"] >= 2  # longer than the drain window (SPEC §7.6)

@@ -8,12 +8,13 @@ import threading
 import time
 
 import pytest
+
 from http_client import Client
 from stack import Stack
 
 CLIENTS = 4
-LOAD_S = 6.0                 # the whole load, bounded in time ...
-MAX_REQUESTS = 50_000        # ... and in count, per client
+LOAD_S = 6.0  # the whole load, bounded in time ...
+MAX_REQUESTS = 50_000  # ... and in count, per client
 K_RE = re.compile(r"/Renard-(\d+)\.svg$")
 
 
@@ -50,11 +51,11 @@ def test_no_request_fails_while_instances_stop_and_restart(three, chi_square):
         t.start()
     try:
         time.sleep(1.0)
-        assert three.stop_instance(1, signal.SIGTERM) == 0     # a graceful stop (SPEC §7.6)
+        assert three.stop_instance(1, signal.SIGTERM) == 0  # a graceful stop (SPEC §7.6)
         time.sleep(1.0)
         three.start_instance(1)
         time.sleep(1.0)
-        three.stop_instance(2, signal.SIGKILL)                  # a crash
+        three.stop_instance(2, signal.SIGKILL)  # a crash
         time.sleep(1.0)
         three.start_instance(2)
         time.sleep(max(0.0, LOAD_S - 4.0))
