@@ -11,8 +11,10 @@ from arena import verify
 from arena.entries import load_manifest
 
 SERVER = """
-import socket, sys
+import os, socket, sys, time
 args = sys.argv[1:]
+if "--help" in args and os.path.exists("slow-help"):
+    time.sleep(30)
 if "--help" in args:
     print("usage: server.py [--listen HOST:PORT] ...")
     sys.exit(0)
@@ -21,6 +23,7 @@ if "--version" in args:
     sys.exit(0)
 host, _, port = args[args.index("--listen") + 1].rpartition(":")
 s = socket.create_server((host, int(port)))
+open("server.pid", "w").write(str(os.getpid()))
 print(f"listening on http://{host}:{s.getsockname()[1]}", file=sys.stderr, flush=True)
 while True:
     s.accept()[0].close()
@@ -109,3 +112,12 @@ def test_full_without_an_ours_entry_exits_1(tmp_path):
         timeout=60,
     )
     assert p.returncode == 1 and "ours" in p.stderr, p.stdout + p.stderr
+
+
+def test_a_suite_past_its_time_is_interrupted_and_its_servers_stopped(tmp_path):
+    entry = demo_entry(tmp_path, "renard 0.0.0")
+    (entry.folder / "slow-help").write_text("")  # `--help` hangs: the CLI test waits 5 s for it
+    result = verify.run_suite(entry, tmp_path / "logs", NARROW, timeout_s=3)
+    assert result.failed and "did not finish within 3 s" in result.error
+    pid = int((entry.folder / "server.pid").read_text())
+    assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]

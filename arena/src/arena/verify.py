@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -27,7 +28,9 @@ from .process import Launch, StartError, free_port, launch_ready
 
 VERDICTS = ("pass", "alt", "fail")
 RUNNER_TIMEOUT_S = 600  # one entry's check_all; past it the entry is stopped and reported
-SUITE_TIMEOUT_S = 900  # one entry's whole suite; past it pytest is stopped and the entry fails
+SUITE_TIMEOUT_S = 480  # one entry's whole suite (about 2 min); past it pytest is interrupted, the entry fails
+SOAK_TIMEOUT_S = 1200  # --soak: 10 min of wrk and 20 s of attack, with their servers' starts and settles
+INTERRUPT_GRACE_S = 30  # an interrupted pytest stops its servers within this, else it is killed
 FULL_SCHEMA = 1  # of results/verify-full.json
 SUMMARY_RE = re.compile(r"^=*\s*(\d+ (passed|failed|skipped|errors?|deselected|xfailed|xpassed)\b.*?)\s*=*$")
 
@@ -156,17 +159,17 @@ def run_suite(entry: Entry, log_dir: Path, options: list[str] = (), timeout_s: f
     result = SuiteResult(entry, command, log=log)
     started = time.monotonic()
     with open(log, "w") as out:
+        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=entry.folder)
         try:
-            result.exit_status = subprocess.run(
-                argv,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                timeout=timeout_s,
-                cwd=entry.folder,
-            ).returncode
+            result.exit_status = child.wait(timeout_s)
         except subprocess.TimeoutExpired:
             result.error = f"the suite did not finish within {timeout_s:g} s (log {log})"
+            child.send_signal(signal.SIGINT)  # pytest tears down: the servers it started are stopped
+            try:
+                child.wait(INTERRUPT_GRACE_S)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
     result.seconds = time.monotonic() - started
     result.summary = closing_line(log.read_text(errors="replace"))
     if report.is_file():
@@ -248,7 +251,7 @@ def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> li
             continue
         with spinner() as progress:
             progress.add_task(f"suite on {entry.name}: {suite_command(entry)}", total=None)
-            result = run_suite(entry, log_dir, options)
+            result = run_suite(entry, log_dir, options, SOAK_TIMEOUT_S if soak else SUITE_TIMEOUT_S)
         results.append(result)
         mark = "[red]FAIL[/]" if result.failed else "[green]ok[/]  "
         console.print(
