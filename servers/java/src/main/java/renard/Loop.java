@@ -50,6 +50,13 @@ final class Loop implements Runnable {
     private volatile boolean stopRequested;
     private long drainEnd, finishEnd;
     private boolean windowOver;
+    /**
+     * Registered channels closed since the selection began: NIO releases their descriptors
+     * only when the next selection deregisters them, so accepting stops for this round when
+     * a few are pending (a flood that evicts cannot pile up descriptors beyond the cap).
+     */
+    private int closesPending;
+    private static final int MAX_CLOSES_PENDING = 4;
 
     Loop(Config config, Responses responses, ServerSocketChannel listener, AtomicInteger open, long seed) throws IOException {
         this.config = config;
@@ -84,6 +91,7 @@ final class Loop implements Runnable {
 
     private void serve() throws IOException {
         while (true) {
+            closesPending = 0; // the selection below releases their descriptors first
             long wake = Math.min(nextScan, shuttingDown ? (windowOver ? finishEnd : drainEnd) : Long.MAX_VALUE);
             if (wake == Long.MAX_VALUE) {
                 selector.select(this::onEvent);
@@ -143,7 +151,7 @@ final class Loop implements Runnable {
 
     /** Accept every pending connection; at the cap, make room by eviction or close the new one. */
     private void acceptAll() {
-        while (listener != null) {
+        while (listener != null && closesPending < MAX_CLOSES_PENDING) {
             SocketChannel channel;
             try {
                 channel = listener.accept();
@@ -242,6 +250,7 @@ final class Loop implements Runnable {
     private void close(Conn conn) {
         conn.key.cancel();
         closeQuietly(conn.channel);
+        closesPending++;
         int last = conns.size() - 1;
         Conn moved = conns.get(last);
         conns.set(conn.index, moved);
