@@ -13,6 +13,19 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::Shutdown;
 use std::time::{Duration, Instant};
 
+/// What a connection reads from and writes to: a TCP stream, or an in-memory one in the
+/// fuzz target (`fuzz/fuzz_targets/connection.rs`). Non-blocking: WouldBlock when empty/full.
+pub trait Socket: Read + Write {
+    /// Shut the write side (the FIN of a lingering close, SPEC §7.4).
+    fn shut_write(&mut self) -> std::io::Result<()>;
+}
+
+impl Socket for TcpStream {
+    fn shut_write(&mut self) -> std::io::Result<()> {
+        self.shutdown(Shutdown::Write)
+    }
+}
+
 /// Lingering close: longest wait, most octets discarded (SPEC §7.4).
 const LINGER_TIME: Duration = Duration::from_secs(2);
 const LINGER_BYTES: usize = 64 * 1024;
@@ -52,8 +65,8 @@ pub enum Expiry {
 }
 
 /// A client connection.
-pub struct Conn {
-    stream: TcpStream,
+pub struct Conn<S = TcpStream> {
+    stream: S,
     phase: Phase,
     /// Partial head, or unprocessed input held while the output bound is reached.
     leftover: Vec<u8>,
@@ -72,9 +85,9 @@ pub struct Conn {
     peer_done: bool,
 }
 
-impl Conn {
+impl<S: Socket> Conn<S> {
     /// A connection accepted at `now`.
-    pub fn new(stream: TcpStream, now: Instant) -> Self {
+    pub fn new(stream: S, now: Instant) -> Self {
         Conn {
             stream,
             phase: Phase::Open,
@@ -86,6 +99,12 @@ impl Conn {
             last_progress: now,
             peer_done: false,
         }
+    }
+
+    /// Octets held: a partial head (or input set aside), and unsent output. The memory
+    /// contract: at most [`crate::context::INPUT_BUFFER`] and [`OUTPUT_BOUND`].
+    pub fn held(&self) -> (usize, usize) {
+        (self.leftover.len(), self.unsent.len())
     }
 
     /// How readily the connection may be evicted when a new one arrives at the cap
@@ -329,7 +348,7 @@ impl Conn {
             if !linger {
                 return Next::Close;
             }
-            if self.stream.shutdown(Shutdown::Write).is_err() {
+            if self.stream.shut_write().is_err() {
                 return Next::Close;
             }
             self.leftover = Vec::new();
@@ -363,7 +382,7 @@ impl Conn {
 }
 
 /// Write as much of `bytes` as the socket takes now; Ok(0) when it takes nothing.
-fn write_some(stream: &mut TcpStream, bytes: &[u8]) -> std::io::Result<usize> {
+fn write_some(stream: &mut impl Write, bytes: &[u8]) -> std::io::Result<usize> {
     let mut written = 0;
     while written < bytes.len() {
         match stream.write(&bytes[written..]) {

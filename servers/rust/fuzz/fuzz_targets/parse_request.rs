@@ -19,7 +19,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let resumed = match first {
         Parse::Partial { empty_lines } => match parse_more(&data[empty_lines..], &mut progress) {
             Parse::Complete(r) => Parse::Complete(Request { head_len: empty_lines + r.head_len, ..r }),
-            other => other,
+            Parse::Partial { empty_lines: more } => Parse::Partial { empty_lines: empty_lines + more },
+            error => error,
         },
         decided => decided,
     };
