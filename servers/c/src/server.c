@@ -121,8 +121,8 @@ static uint32_t choose_victim(const struct worker *w)
     return best;
 }
 
-/* Accept every pending connection; at the cap, make room by eviction or close the new one
- * at once, without reading (SPEC §7.5). */
+/* Accept every pending connection and read it; at the cap, make room by eviction or close
+ * the new one at once, without reading (SPEC §7.5). */
 static void accept_all(struct worker *w)
 {
     for (;;) {
@@ -154,6 +154,12 @@ static void accept_all(struct worker *w)
         struct conn *c = &w->slots.conns[i];
         conn_init(c, fd, &w->env);
         w->slots.live++;
+        /* Read it at once: a client's request is usually there already, and a connection
+         * whose request is answered is not the one the next arrival at the cap evicts. */
+        if (conn_on_readable(c, &w->env, false) == NEXT_CLOSE) {
+            remove_conn(w, i);
+            continue;
+        }
         bool unused;
         note_deadline(w, conn_deadline(c, &w->env, &unused));
     }
