@@ -3,7 +3,7 @@
 // --threads N > 1, this one and N - 1 more started by it, each with its own listening
 // socket on the same port (reusePort: the kernel hands out the connections).
 
-import { capPerWorker, configure, listeningLine, startHub } from "./cli.js";
+import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, startHub, waitForWord } from "./cli.js";
 
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
@@ -129,23 +129,37 @@ try {
   process.exit(1);
 }
 
-/** @type {import("bun").Subprocess[]} */
+/** @type {import("bun").Subprocess<"pipe", "pipe", "inherit">[]} */
 const children = [];
 if (index === 0) {
   for (let i = 1; i < workers; i++) {
     children.push(Bun.spawn([process.execPath, ...process.execArgv, Bun.main, ...Bun.argv.slice(2)], {
       env: { ...process.env, [WORKER_INDEX]: String(i), [WORKER_PORT]: String(listener.port) },
-      stdio: ["ignore", "inherit", "inherit"],
+      stdio: ["pipe", "pipe", "inherit"], // stdin and stdout: the shutdown handshake
     }));
   }
   process.stderr.write(listeningLine(host, listener.port));
 }
 
-/** SIGTERM/SIGINT: stop listening, pass the signal on to every worker, drain (SPEC §7.6),
- * exit 0 once this process and every worker are done. */
-function shutdown(signal) {
+/** SIGTERM/SIGINT: stop listening, pass the signal on to every worker, drain once every
+ * process has stopped listening (the handshake in cli.js), exit 0 once this process and
+ * every worker are done (SPEC §7.6). */
+let signalled = false;
+async function shutdown(signal) {
+  if (signalled) return;
+  signalled = true;
   listener.stop(false);
-  for (const child of children) child.kill(signal);
+  if (index === 0) {
+    for (const child of children) child.kill(signal);
+    await Promise.all(children.map((child) => waitForWord(child.stdout, "stopped", HANDSHAKE_WAIT)));
+    for (const child of children) {
+      child.stdin.write("drain\n");
+      child.stdin.flush();
+    }
+  } else {
+    process.stdout.write("stopped\n");
+    await waitForWord(Bun.stdin.stream(), "drain", HANDSHAKE_WAIT);
+  }
   hub.drain(async () => {
     stopSweep();
     await Promise.all(children.map((child) => child.exited));

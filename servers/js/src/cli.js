@@ -51,3 +51,33 @@ export function startHub(config) {
 export function capPerWorker(maxConnections, workers, index) {
   return Math.floor(maxConnections / workers) + (index < maxConnections % workers ? 1 : 0);
 }
+
+/** How long a process waits for its siblings during the shutdown handshake, in ms. */
+export const HANDSHAKE_WAIT = 200;
+
+/**
+ * Resolves once `stream` (a ReadableStream of octets) has carried `word`, or has ended,
+ * or after `ms`. The shutdown handshake of worker processes: with --threads N, every
+ * process stops listening first ("stopped"), and only then do they all begin the drain
+ * ("drain"), so that a client told `Connection: close` by one process cannot reconnect
+ * to another that still listens (SPEC §7.6).
+ * @param {ReadableStream<Uint8Array>} stream
+ */
+export async function waitForWord(stream, word, ms) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let timer;
+  const timeout = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
+  const found = (async () => {
+    let text = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      text += decoder.decode(value, { stream: true });
+      if (text.includes(word)) return;
+    }
+  })().catch(() => {});
+  await Promise.race([found, timeout]);
+  clearTimeout(timer);
+  reader.releaseLock?.();
+}

@@ -4,7 +4,7 @@
 // socket on the same port (reusePort, behind --unstable-net: the kernel hands out the
 // connections).
 
-import { capPerWorker, configure, listeningLine, startHub } from "./cli.js";
+import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, startHub, waitForWord } from "./cli.js";
 
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
@@ -161,26 +161,42 @@ if (index === 0) {
     children.push(new Deno.Command(Deno.execPath(), {
       args: ["run", ...PERMISSIONS, new URL(import.meta.url).pathname, ...Deno.args],
       env: { [WORKER_INDEX]: String(i), [WORKER_PORT]: String(boundPort) },
-      stdin: "null",
+      stdin: "piped", // stdin and stdout: the shutdown handshake
+      stdout: "piped",
     }).spawn());
   }
   Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundPort)));
 }
 
-/** SIGTERM/SIGINT: stop listening, pass the signal on to every worker, drain (SPEC §7.6),
- * exit 0 once this process and every worker are done. */
-function shutdown(signal) {
+/** SIGTERM/SIGINT: stop listening, pass the signal on to every worker, drain once every
+ * process has stopped listening (the handshake in cli.js), exit 0 once this process and
+ * every worker are done (SPEC §7.6). */
+let signalled = false;
+async function shutdown(signal) {
+  if (signalled) return;
+  signalled = true;
   try {
     listener.close();
   } catch {
     // already closed
   }
-  for (const child of children) {
-    try {
-      child.kill(signal);
-    } catch {
-      // already gone
+  if (index === 0) {
+    for (const child of children) {
+      try {
+        child.kill(signal);
+      } catch {
+        // already gone
+      }
     }
+    await Promise.all(children.map((child) => waitForWord(child.stdout, "stopped", HANDSHAKE_WAIT)));
+    for (const child of children) {
+      const writer = child.stdin.getWriter();
+      writer.write(encoder.encode("drain\n")).catch(() => {});
+      writer.releaseLock();
+    }
+  } else {
+    Deno.stdout.writeSync(encoder.encode("stopped\n"));
+    await waitForWord(Deno.stdin.readable, "drain", HANDSHAKE_WAIT);
   }
   hub.drain(async () => {
     stopSweep();
@@ -196,7 +212,7 @@ for (;;) {
   try {
     conn = await listener.accept();
   } catch {
-    if (hub.shuttingDown) break;
+    if (signalled) break;
     continue;
   }
   const transport = new DenoTransport(conn);

@@ -6,7 +6,7 @@
 import cluster from "node:cluster";
 import net from "node:net";
 import os from "node:os";
-import { capPerWorker, configure, listeningLine, startHub } from "./cli.js";
+import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, startHub } from "./cli.js";
 
 const config = configure({
   args: process.argv.slice(2),
@@ -48,12 +48,23 @@ function serve(index) {
     if (cluster.isWorker) process.send?.({ listening: listeningLine(address.address, address.port) });
     else process.stderr.write(listeningLine(address.address, address.port));
   });
+  // SIGTERM/SIGINT: stop listening and drain (SPEC §7.6). A worker of --threads N first
+  // tells the primary that it stopped listening, and drains when the primary says that
+  // every worker has (or after HANDSHAKE_WAIT): a client told `Connection: close` by one
+  // worker cannot then reach another that still accepts.
+  let signalled = false;
+  const drain = () => hub.drain(() => {
+    stopSweep();
+    process.exit(0);
+  });
   const shutdown = () => {
+    if (signalled) return;
+    signalled = true;
     server.close();
-    hub.drain(() => {
-      stopSweep();
-      process.exit(0);
-    });
+    if (!cluster.isWorker) return drain();
+    process.on("message", (message) => message === "drain" && drain());
+    setTimeout(drain, HANDSHAKE_WAIT);
+    process.send?.("stopped");
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
@@ -94,7 +105,17 @@ function superviseWorkers() {
   cluster.on("exit", () => {
     if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(stopping ? 1 : 0);
   });
+  let stopped = 0;
+  cluster.on("message", (_worker, message) => {
+    if (message === "stopped" && ++stopped === workers) tellWorkers("drain");
+  });
+  const tellWorkers = (message) => {
+    for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(message);
+  };
+  let signalled = false;
   const shutdown = (signal) => {
+    if (signalled) return;
+    signalled = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
