@@ -216,3 +216,15 @@ VECTOR_CASES = list(vector_cases())
                          ids=[c[0] for c in VECTOR_CASES])
 def test_vector_first_answer(data, expected):
     assert status(data) == expected
+
+
+def test_resuming_from_a_checkpoint_equals_parsing_from_scratch():
+    resumed = 0
+    for _, head, _ in CASES:
+        for cut in range(1, min(len(head), 400)):
+            outcome, checkpoint, drop = parse(head[:cut])
+            if outcome == PARTIAL and checkpoint is not None:
+                rest = head[drop:]
+                assert parse(rest, 0, checkpoint) == parse(rest), (head, cut)
+                resumed += 1
+    assert resumed > 1000

@@ -35,7 +35,7 @@ LINGERING = 2   # write side shut after the response; input discarded until EOF 
 
 class Connection(asyncio.Protocol):
     __slots__ = ("body_left", "category", "discarded", "head_started", "held", "last_progress",
-                 "last_unsent", "linger_until", "paused", "phase", "transport",
+                 "last_unsent", "linger_until", "paused", "phase", "resume", "transport",
                  "worker", "write_paused")
 
     def __init__(self, worker: Worker):
@@ -43,6 +43,7 @@ class Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.phase = OPEN
         self.held = b""             # a partial head, or input held while output is full
+        self.resume: tuple | None = None  # the parser's checkpoint in a held partial head
         self.body_left = 0          # body octets still to discard (SPEC §6)
         self.head_started: float | None = None
         self.last_progress = 0.0
@@ -75,6 +76,8 @@ class Connection(asyncio.Protocol):
             if self.held:
                 data = self.held + data
                 self.held = b""
+            else:
+                self.resume = None
             self.serve(data)
         elif self.phase == LINGERING:
             self.discarded += len(data)
@@ -137,6 +140,7 @@ class Connection(asyncio.Protocol):
         # look at the buffer: the transport reports more than OUTPUT_BOUND - max_response
         # unsent as `write_paused`.
         room = -1 if self.write_paused else None
+        resume, self.resume = self.resume, None
         while at < end:
             if self.body_left:
                 skip = min(self.body_left, end - at)
@@ -155,7 +159,8 @@ class Connection(asyncio.Protocol):
                     return data[at:]
             elif room is not None:
                 return data[at:]
-            outcome, value, after = parse(data, at)
+            outcome, value, after = parse(data, at, resume)
+            resume = None
             if outcome == COMPLETE:
                 answered = True
                 route, seed, head_method, http10, keep_alive, length, chunked, expect = value
@@ -184,6 +189,7 @@ class Connection(asyncio.Protocol):
                 self.body_left = length
             elif outcome == PARTIAL:
                 self.held = data[after:]
+                self.resume = value
                 break
             else:
                 out.append(responses.other(value, False, CLOSE))

@@ -53,10 +53,16 @@ _HOST = re.compile(
 _OWS = b" \t"
 
 
-def parse(buf: bytes, start: int = 0) -> tuple:
+def parse(buf: bytes, start: int = 0, resume: tuple | None = None) -> tuple:
     """The request head at buf[start:] (SPEC §5): COMPLETE with the Request and the offset
-    after the head; PARTIAL with the offset up to which leading empty lines may be dropped;
-    ERROR with the status (400, 414, 431, 501, 505)."""
+    after the head; PARTIAL with a checkpoint (or None) and the offset up to which leading
+    empty lines may be dropped; ERROR with the status (400, 414, 431, 501, 505).
+
+    `resume`: the checkpoint of the PARTIAL outcome for the same head, when buf[start:]
+    is that head with more octets after it; the lines it covers are not looked at again
+    (a head dripped octet by octet costs O(n) line checks, not O(n²))."""
+    if resume is not None:
+        return _field_lines(buf, start, *resume)
     m = HEAD.match(buf, start)
     if m is not None:
         end = m.end()
@@ -119,44 +125,69 @@ def _parse_slow(buf: bytes, start: int) -> tuple:
     version = buf[target_end + 6:pos:2]  # major and minor digits
     if version != b"11" and version != b"10":
         return ERROR, 505, 0
-    fields_start = pos = pos + end
+    fields_start = pos + end - start
+    return _field_lines(buf, start, method_end - start, target_end - start, version,
+                        fields_start, 0, fields_start)
+
+
+def _field_lines(buf: bytes, start: int, method_end: int, target_end: int, version: bytes,
+                 fields_start: int, lines: int, pos: int, step: int = 0) -> tuple:
+    """Rules 5 and 6 from `pos`, then 7-9 at the empty line; offsets count from `start`,
+    the head's first octet; `step` is where `pos` stands in its line (_LINE_START, _NAME,
+    _VALUE). PARTIAL carries the checkpoint: these arguments where the octets ran out."""
+    method_end += start
+    target_end += start
+    fields_start += start
+    pos += start
+    n = len(buf)
     fields_limit = fields_start + MAX_FIELD_SECTION
-    lines = 0
+
+    def need_more(step: int) -> tuple:
+        return PARTIAL, (method_end - start, target_end - start, version,
+                         fields_start - start, lines, pos - start, step), start
+
     while True:  # Rules 5 and 6, line by line.
-        if pos == n:
-            return need_more
-        if buf[pos] in _LINE_END:  # the empty line
-            end = _line_end(buf, pos)
-            if end <= 0:
-                return need_more if end == 0 else (ERROR, 400, 0)
-            pos += end
+        if step == _LINE_START:
+            if pos == n:
+                return need_more(_LINE_START)
+            if buf[pos] in _LINE_END:  # the empty line
+                end = _line_end(buf, pos)
+                if end <= 0:
+                    return need_more(_LINE_START) if end == 0 else (ERROR, 400, 0)
+                pos += end
+                if pos > fields_limit:
+                    return ERROR, 431, 0
+                return interpret(buf[start:method_end], buf[method_end + 1:target_end],
+                                 version == b"10", buf[fields_start:pos], pos)
+        if step != _VALUE:
+            pos = _TCHAR_RUN.match(buf, pos).end()
             if pos > fields_limit:
                 return ERROR, 431, 0
-            return interpret(buf[start:method_end], buf[method_end + 1:target_end],
-                             version == b"10", buf[fields_start:pos], pos)
-        pos = _TCHAR_RUN.match(buf, pos).end()
+            if pos == n:
+                return need_more(_NAME)
+            if buf[pos] != 58 or buf[pos - 1] in _LINE_END:  # ":" after a non-empty name
+                return ERROR, 400, 0
+            pos += 1
+        pos = _VALUE_RUN.match(buf, pos).end()
         if pos > fields_limit:
             return ERROR, 431, 0
         if pos == n:
-            return need_more
-        if buf[pos] != 58 or buf[pos - 1] in _LINE_END:  # ":" after a non-empty name
-            return ERROR, 400, 0
-        pos = _VALUE_RUN.match(buf, pos + 1).end()
-        if pos > fields_limit:
-            return ERROR, 431, 0
-        if pos == n:
-            return need_more
+            return need_more(_VALUE)
         if buf[pos] not in _LINE_END:
             return ERROR, 400, 0  # a control octet or DEL
         end = _line_end(buf, pos)
         if end <= 0:
-            return need_more if end == 0 else (ERROR, 400, 0)
+            return need_more(_VALUE) if end == 0 else (ERROR, 400, 0)
         lines += 1
         if lines > MAX_FIELD_LINES:
             return ERROR, 431, 0
         pos += end
         if pos > fields_limit:
             return ERROR, 431, 0
+        step = _LINE_START
+
+
+_LINE_START, _NAME, _VALUE = 0, 1, 2
 
 
 def _line_end(buf: bytes, pos: int) -> int:
