@@ -13,7 +13,7 @@ from arena.entries import load_manifest
 SERVER = """
 import os, socket, sys, time
 args = sys.argv[1:]
-if "--help" in args and os.path.exists("slow-help"):
+if ("--help" in args or "--version" in args) and os.path.exists("slow-cli"):
     time.sleep(30)
 if "--help" in args:
     print("usage: server.py [--listen HOST:PORT] ...")
@@ -116,8 +116,8 @@ def test_full_without_an_ours_entry_exits_1(tmp_path):
 
 def test_a_suite_past_its_time_is_interrupted_and_its_servers_stopped(tmp_path):
     entry = demo_entry(tmp_path, "renard 0.0.0")
-    (entry.folder / "slow-help").write_text("")  # `--help` hangs: the CLI test waits 5 s for it
-    result = verify.run_suite(entry, tmp_path / "logs", NARROW, timeout_s=3)
-    assert result.failed and "did not finish within 3 s" in result.error
+    (entry.folder / "slow-cli").write_text("")  # --help and --version hang: each test waits 5 s
+    result = verify.run_suite(entry, tmp_path / "logs", NARROW, timeout_s=7)
+    assert result.failed and "did not finish within 7 s" in result.error
     pid = int((entry.folder / "server.pid").read_text())
     assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -135,8 +137,9 @@ def run_suite(entry: Entry, log_dir: Path, options: list[str] = (), timeout_s: f
     to log_dir/verify-full-NAME.log); the per-scenario outcomes come from --renard-report."""
     log_dir.mkdir(parents=True, exist_ok=True)
     command = suite_command(entry)
-    log, report = log_dir / f"verify-full-{entry.name}.log", log_dir / f"verify-full-{entry.name}.json"
-    report.unlink(missing_ok=True)
+    log = log_dir / f"verify-full-{entry.name}.log"
+    # the report goes to a file of this run's own: two runs at once do not read each other's
+    report = Path(tempfile.mkdtemp(prefix=f"verify-full-{entry.name}-")) / "scenarios.json"
     argv = [
         sys.executable,
         "-m",
@@ -176,6 +179,7 @@ def run_suite(entry: Entry, log_dir: Path, options: list[str] = (), timeout_s: f
         result.scenarios = json.loads(report.read_text())["scenarios"]
     elif result.error is None:
         result.error = f"pytest wrote no report (exit status {result.exit_status}; log {log})"
+    shutil.rmtree(report.parent, ignore_errors=True)
     if result.error is None and result.exit_status not in (0, 1):
         result.error = f"pytest exit status {result.exit_status}: {result.summary or 'see'} (log {log})"
     return result
