@@ -285,7 +285,10 @@ impl<S: Socket> Conn<S> {
                     answered = true;
                     at += req.head_len;
                     let answer = response::answer(&req, &svc.config, s.draining, &mut s.rng);
-                    response::write(&mut s.out, &answer, &svc.redirects, &s.date);
+                    match s.hot.get(&answer) {
+                        Some(whole) => s.out.extend_from_slice(whole),
+                        None => response::write(&mut s.out, &answer, &svc.redirects, &s.date),
+                    }
                     if answer.persistence == Persistence::Close {
                         // A request that asked to close, with nothing after it and no
                         // body to come, leaves the client nothing to send.
@@ -433,7 +436,7 @@ mod tests {
     #[test]
     fn partial_head_ranks_before_waiting_and_after_lingering() {
         let svc = service();
-        let mut s = Scratch::new(1);
+        let mut s = Scratch::new(&svc, 1);
         let (mut partial, mut client) = connected(s.now);
         client.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
         assert_eq!(read_until_settled(&mut partial, &svc, &mut s), Next::Keep);
@@ -448,7 +451,7 @@ mod tests {
     #[test]
     fn answered_connection_ranks_as_waiting_since_its_answer() {
         let svc = service();
-        let mut s = Scratch::new(1);
+        let mut s = Scratch::new(&svc, 1);
         let (mut conn, mut client) = connected(s.now - Duration::from_secs(5));
         client.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
         assert_eq!(read_until_settled(&mut conn, &svc, &mut s), Next::Keep);
@@ -458,7 +461,7 @@ mod tests {
     #[test]
     fn connection_discarding_a_body_is_never_evicted() {
         let svc = service();
-        let mut s = Scratch::new(1);
+        let mut s = Scratch::new(&svc, 1);
         let (mut conn, mut client) = connected(s.now);
         client.write_all(b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\nabc").unwrap();
         assert_eq!(read_until_settled(&mut conn, &svc, &mut s), Next::Keep);
@@ -468,7 +471,7 @@ mod tests {
     #[test]
     fn request_during_drain_is_answered_with_close() {
         let svc = service();
-        let mut s = Scratch::new(1);
+        let mut s = Scratch::new(&svc, 1);
         s.draining = true;
         let (mut conn, mut client) = connected(s.now);
         client.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
@@ -481,7 +484,7 @@ mod tests {
     #[test]
     fn end_of_drain_answers_what_arrived_and_closes_idle_and_partial() {
         let svc = service();
-        let mut s = Scratch::new(1);
+        let mut s = Scratch::new(&svc, 1);
         s.draining = true;
         let (mut idle, _c1) = connected(s.now);
         let (mut partial, mut c2) = connected(s.now);

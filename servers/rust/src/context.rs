@@ -3,7 +3,7 @@
 //! owns and lends to one connection at a time.
 
 use crate::config::Config;
-use crate::response::{DateLine, Redirects};
+use crate::response::{DateLine, Hot, Redirects};
 use std::sync::atomic::AtomicUsize;
 use std::time::{Instant, SystemTime};
 
@@ -42,6 +42,8 @@ pub struct Scratch {
     pub out: Vec<u8>,
     /// The current Date line.
     pub date: DateLine,
+    /// Whole `GET /` responses showing `date`.
+    pub hot: Hot,
     /// Uniform draws for unseeded redirects (SPEC §3), seeded from the OS.
     pub rng: fastrand::Rng,
     /// The time of the current event batch.
@@ -51,12 +53,14 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Fresh state; `seed` seeds the generator.
-    pub fn new(seed: u64) -> Self {
+    /// Fresh state for `svc`; `seed` seeds the generator.
+    pub fn new(svc: &Service, seed: u64) -> Self {
+        let date = DateLine::new(SystemTime::now());
         Scratch {
             input: vec![0; INPUT_BUFFER].into_boxed_slice(),
             out: Vec::with_capacity(OUTPUT_BOUND),
-            date: DateLine::new(SystemTime::now()),
+            hot: Hot::new(&svc.redirects, &date),
+            date,
             rng: fastrand::Rng::with_seed(seed),
             now: Instant::now(),
             draining: false,
@@ -66,6 +70,8 @@ impl Scratch {
     /// Read the clocks once for a batch of events.
     pub fn tick(&mut self) {
         self.now = Instant::now();
-        self.date.update(SystemTime::now());
+        if self.date.update(SystemTime::now()) {
+            self.hot.set_date(&self.date);
+        }
     }
 }

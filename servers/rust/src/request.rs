@@ -285,8 +285,10 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
             }
         };
     }
+    // The state lives in a register while the pass runs; stored when input runs out.
+    let mut state = p.state;
     loop {
-        match p.state {
+        match state {
             State::Start => unreachable!("leading empty lines are parse_more's"),
             State::Method => {
                 while pos < len && is(input[pos], TCHAR) {
@@ -301,7 +303,7 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                 }
                 p.method_end = pos as u32;
                 pos += 1;
-                p.state = State::Target;
+                state = State::Target;
             }
             State::Target => {
                 while pos < len && is(input[pos], VCHAR) {
@@ -316,40 +318,51 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                 }
                 p.target_end = pos as u32;
                 pos += 1;
-                p.state = State::Version;
+                state = State::Version;
             }
             State::Version => {
-                // Rule 4: `HTTP/` DIGIT `.` DIGIT, checked octet by octet.
+                // Rule 4: `HTTP/` DIGIT `.` DIGIT, checked octet by octet; `HTTP/1.1` or
+                // `HTTP/1.0` followed by a line end is recognised at once.
                 let start = p.target_end as usize + 1;
-                while pos < len {
-                    let b = input[pos];
-                    let fits = match pos - start {
-                        i @ 0..=4 => b == b"HTTP/"[i],
-                        5 | 7 => b.is_ascii_digit(),
-                        6 => b == b'.',
-                        _ => false,
-                    };
-                    if !fits {
+                if pos == start
+                    && let Some(&[b'H', b'T', b'T', b'P', b'/', b'1', b'.', minor @ (b'0' | b'1'), b'\r' | b'\n']) =
+                        input.get(pos..pos + 9)
+                {
+                    pos += 8;
+                    within_request_line!();
+                    p.http10 = minor == b'0';
+                    pos += line_end!();
+                } else {
+                    while pos < len {
+                        let b = input[pos];
+                        let fits = match pos - start {
+                            i @ 0..=4 => b == b"HTTP/"[i],
+                            5 | 7 => b.is_ascii_digit(),
+                            6 => b == b'.',
+                            _ => false,
+                        };
+                        if !fits {
+                            break;
+                        }
+                        pos += 1;
+                    }
+                    within_request_line!();
+                    if pos == len {
                         break;
                     }
-                    pos += 1;
+                    if pos - start != 8 || !matches!(input[pos], b'\r' | b'\n') {
+                        return Parse::Error(BadRequest);
+                    }
+                    let end = line_end!(); // rule 2 before rule 4
+                    p.http10 = match (input[start + 5], input[start + 7]) {
+                        (b'1', b'1') => false,
+                        (b'1', b'0') => true,
+                        _ => return Parse::Error(VersionNotSupported),
+                    };
+                    pos += end;
                 }
-                within_request_line!();
-                if pos == len {
-                    break;
-                }
-                if pos - start != 8 || !matches!(input[pos], b'\r' | b'\n') {
-                    return Parse::Error(BadRequest);
-                }
-                let end = line_end!();
-                p.http10 = match (input[start + 5], input[start + 7]) {
-                    (b'1', b'1') => false,
-                    (b'1', b'0') => true,
-                    _ => return Parse::Error(VersionNotSupported),
-                };
-                pos += end;
                 p.fields_start = pos as u32;
-                p.state = State::LineStart;
+                state = State::LineStart;
             }
             State::LineStart => {
                 if pos == len {
@@ -363,7 +376,7 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                     }
                     b if is(b, TCHAR) => {
                         p.line_start = pos as u32;
-                        p.state = State::Name;
+                        state = State::Name;
                     }
                     // SP/HTAB: obs-fold (rule 5); anything else cannot start a name.
                     _ => return Parse::Error(BadRequest),
@@ -383,7 +396,7 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                 }
                 p.field = field_kind(&input[p.line_start as usize..pos]);
                 pos += 1;
-                p.state = State::ValueStart;
+                state = State::ValueStart;
             }
             State::ValueStart => {
                 while pos < len && matches!(input[pos], b' ' | b'\t') {
@@ -394,12 +407,10 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                     break;
                 }
                 p.value_start = pos as u32;
-                p.state = State::Value;
+                state = State::Value;
             }
             State::Value => {
-                while pos < len && is(input[pos], FIELD_VALUE) {
-                    pos += 1;
-                }
+                pos = skip_field_value(input, pos);
                 within_field_section!();
                 if pos == len {
                     break;
@@ -413,23 +424,57 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                     return Parse::Error(FieldsTooLarge);
                 }
                 let value_start = p.value_start as usize;
-                let value_end = value_start + trim_ows(&input[value_start..pos]).len();
+                let mut value_end = pos;
+                while value_end > value_start && matches!(input[value_end - 1], b' ' | b'\t') {
+                    value_end -= 1; // trailing OWS (the leading was skipped)
+                }
                 note_field(p, &input[value_start..value_end], value_end);
                 pos += end;
                 within_field_section!();
-                p.state = State::LineStart;
+                state = State::LineStart;
             }
         }
     }
     p.pos = pos as u32;
+    p.state = state;
     Parse::Partial { empty_lines: 0 }
+}
+
+/// The end of the run of field-value octets (rule 5) at `input[pos..]`: eight at a time
+/// while no octet of a word is below 0x20 or DEL, then one at a time from the first that
+/// is (an HTAB is valid and passed; the line's CR or LF ends the run).
+#[inline]
+fn skip_field_value(input: &[u8], mut pos: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = input.get(pos..pos + 8) {
+        let x = u64::from_le_bytes(word.try_into().expect("eight octets"));
+        // Octets below 0x20, and octets equal to 0x7F; in each mask the lowest flagged
+        // octet is exact (borrows only run towards later octets).
+        let control = x.wrapping_sub(0x20 * ONES) & !x & HIGHS;
+        let del = (x ^ (0x7f * ONES)).wrapping_sub(ONES) & !(x ^ (0x7f * ONES)) & HIGHS;
+        let flagged = control | del;
+        if flagged != 0 {
+            pos += flagged.trailing_zeros() as usize / 8;
+            break;
+        }
+        pos += 8;
+    }
+    while pos < input.len() && is(input[pos], FIELD_VALUE) {
+        pos += 1;
+    }
+    pos
 }
 
 /// Which field a name is, for rules 7 and 8 and SPEC §7.1 (case-insensitive).
 fn field_kind(name: &[u8]) -> Field {
-    let named = |n: &[u8]| name.eq_ignore_ascii_case(n);
+    // A token octet ORed with 0x20 equals a lowercase letter or `-` only if it is that
+    // letter in either case, or `-`: a case-insensitive compare for these names.
+    let named = |lower: &[u8]| name.iter().zip(lower).all(|(&b, &l)| b | 0x20 == l);
     match name.len() {
-        4 if named(b"host") => Field::Host,
+        4 if u32::from_le_bytes([name[0], name[1], name[2], name[3]]) | 0x2020_2020 == u32::from_le_bytes(*b"host") => {
+            Field::Host
+        }
         6 if named(b"expect") => Field::Expect,
         10 if named(b"connection") => Field::Connection,
         14 if named(b"content-length") => Field::ContentLength,
@@ -497,10 +542,10 @@ fn interpret(input: &[u8], p: &Progress) -> Result<Request, Reject> {
     let content_length = facts.content_length.unwrap_or(0);
     // Rule 9.
     let method = &input[..p.method_end as usize];
-    let (path, query_target) = split_target(&input[p.method_end as usize + 1..p.target_end as usize])?;
+    let (path, query) = split_target(&input[p.method_end as usize + 1..p.target_end as usize])?;
     let readable = method == b"GET" || method == b"HEAD";
     let route = match path {
-        b"/" if readable => Route::Redirect { seed: seed::seed_hash(query_target) },
+        b"/" if readable => Route::Redirect { seed: query.and_then(seed::seed_in_query) },
         b"/healthz" if readable => Route::Health,
         b"/" | b"/healthz" => Route::MethodNotAllowed,
         _ => Route::NotFound,
@@ -538,10 +583,10 @@ fn check_transfer_codings(value: &[u8]) -> Result<(), Reject> {
     }
 }
 
-/// The path and the `path?query` part of an origin-form or absolute-form target
+/// The path and the query (after the first `?`) of an origin-form or absolute-form target
 /// (SPEC §2); any other form is 400. An absolute-form target with no path has the path
 /// "/" (RFC 9110 §4.2.3).
-fn split_target(target: &[u8]) -> Result<(&[u8], &[u8]), Reject> {
+fn split_target(target: &[u8]) -> Result<(&[u8], Option<&[u8]>), Reject> {
     let path_and_query = if target.first() == Some(&b'/') {
         target
     } else {
@@ -555,12 +600,11 @@ fn split_target(target: &[u8]) -> Result<(&[u8], &[u8]), Reject> {
         }
         &after_scheme[authority_end..]
     };
-    let path_end = path_and_query.iter().position(|&b| b == b'?').unwrap_or(path_and_query.len());
-    let path = match &path_and_query[..path_end] {
-        b"" => b"/".as_slice(),
-        path => path,
+    let (path, query) = match path_and_query.iter().position(|&b| b == b'?') {
+        Some(mark) => (&path_and_query[..mark], Some(&path_and_query[mark + 1..])),
+        None => (path_and_query, None),
     };
-    Ok((path, path_and_query))
+    Ok((if path.is_empty() { b"/" } else { path }, query))
 }
 
 fn strip_prefix_ignore_case<'a>(s: &'a [u8], prefix: &[u8]) -> Option<&'a [u8]> {
@@ -575,27 +619,27 @@ fn parse_content_length(value: &[u8]) -> Option<u64> {
     Some(value.iter().fold(0, |n, &d| n * 10 + u64::from(d - b'0')))
 }
 
-/// SPEC §5 rule 7: empty, or `host [":" port]` with host a reg-name/IPv4 or an
-/// IP-literal in brackets, port digits.
+/// SPEC §5 rule 7: empty, or `host [":" port]` with host a reg-name/IPv4 (unreserved,
+/// sub-delims, `%`) or an IP-literal in brackets (unreserved, sub-delims, `:`), port
+/// digits. One pass.
 fn is_valid_host(value: &[u8]) -> bool {
-    if value.is_empty() {
-        return true;
-    }
-    let rest = if value[0] == b'[' {
-        let Some(close) = value.iter().position(|&b| b == b']') else { return false };
-        let literal = &value[1..close];
-        if literal.is_empty() || !literal.iter().all(|&b| is(b, HOST) && b != b'%' || b == b':') {
+    let host_end = if value.first() == Some(&b'[') {
+        let mut i = 1;
+        while i < value.len() && (value[i] == b':' || (value[i] != b'%' && is(value[i], HOST))) {
+            i += 1;
+        }
+        if i == 1 || value.get(i) != Some(&b']') {
             return false;
         }
-        &value[close + 1..]
+        i + 1
     } else {
-        let host_end = value.iter().position(|&b| b == b':').unwrap_or(value.len());
-        if !value[..host_end].iter().all(|&b| is(b, HOST)) {
-            return false;
+        let mut i = 0;
+        while i < value.len() && is(value[i], HOST) {
+            i += 1;
         }
-        &value[host_end..]
+        i
     };
-    match rest {
+    match &value[host_end..] {
         [] => true,
         [b':', port @ ..] => port.iter().all(u8::is_ascii_digit),
         _ => false,

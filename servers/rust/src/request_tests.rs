@@ -261,6 +261,11 @@ cases! {
     bad_version_is_505_before_head_ends: "GET / HTTP/2.0\r\nHost: a\r\n" => 505;
     bad_field_is_400_before_head_ends: "GET / HTTP/1.1\r\nHost : a\r\n" => 400;
     partial_version_needs_more: "GET / HTTP/1." => 0;
+    bare_cr_after_version_is_400_before_505: "GET / HTTP/2.0\rX" => 400;
+    cr_after_version_waits_for_its_lf: "GET / HTTP/2.0\r" => 0;
+    mixed_case_field_names_are_recognised: "GET / HTTP/1.1\r\nhOsT: a\r\ncOnTeNt-LeNgTh: x\r\n\r\n" => 400;
+    field_value_with_del_is_400: "GET / HTTP/1.1\r\nHost: a\r\nX: abcdefgh\x7fijklmnop\r\n\r\n" => 400;
+    field_value_with_tab_inside_a_word_is_served: "GET / HTTP/1.1\r\nHost: a\r\nX: abc\tdefghijklmnop\r\n\r\n" => 302;
     partial_field_value_needs_more: "GET / HTTP/1.1\r\nHost: a" => 0;
 }
 
@@ -288,6 +293,20 @@ fn dripped_heads_agree_with_whole_heads() {
     ];
     for head in heads {
         assert_eq!(dripped(head), parse(head), "{}", head.escape_ascii());
+    }
+}
+
+/// The eight-at-a-time scan of field values stops exactly where the octet-by-octet
+/// definition does, for every octet in every position of a word.
+#[test]
+fn field_value_scan_agrees_with_the_class_table() {
+    for b in 0..=255u8 {
+        for at in 0..12 {
+            let mut value = vec![b'v'; 20];
+            value[at] = b;
+            let expected = value.iter().position(|&o| !is(o, FIELD_VALUE)).unwrap_or(value.len());
+            assert_eq!(skip_field_value(&value, 0), expected, "octet {b:#04x} at {at}");
+        }
     }
 }
 

@@ -133,22 +133,76 @@ impl DateLine {
         date
     }
 
-    /// Show `now`; renders only when the second changed.
+    /// Show `now`; renders only when the second changed, and says whether it did.
     #[inline]
-    pub fn update(&mut self, now: SystemTime) {
+    pub fn update(&mut self, now: SystemTime) -> bool {
         let second = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        if second != self.second {
+        let changed = second != self.second;
+        if changed {
             self.second = second;
             let text = httpdate::fmt_http_date(now);
             self.line[..6].copy_from_slice(b"Date: ");
             self.line[6..35].copy_from_slice(&text.as_bytes()[..29]);
             self.line[35..].copy_from_slice(b"\r\n");
         }
+        changed
     }
 
     /// The bytes of the line, CRLF included.
     pub fn bytes(&self) -> &[u8] {
         &self.line
+    }
+}
+
+/// Whole responses to the commonest request, `GET /` without a seed on a connection kept
+/// open, one per k, when the 302 heads are prerendered (N ≤ 256): such an answer is one
+/// copy. Per thread: the Date line inside each is patched in place when the second changes.
+pub struct Hot {
+    bytes: Vec<u8>,
+    /// `ends[k-1]` is where k's response ends in `bytes`.
+    ends: Vec<usize>,
+    /// Where each response's Date line starts.
+    dates: Vec<usize>,
+}
+
+impl Hot {
+    /// The responses for every k, showing `date`; none when the heads are not prerendered.
+    pub fn new(redirects: &Redirects, date: &DateLine) -> Self {
+        let mut hot = Hot { bytes: Vec::new(), ends: Vec::new(), dates: Vec::new() };
+        for k in 1..=redirects.ends.len() as u32 {
+            let start = hot.bytes.len();
+            let answer = Answer {
+                status: Status::Redirect { k, seeded: false },
+                head_method: false,
+                persistence: Persistence::KeepOpen,
+            };
+            write(&mut hot.bytes, &answer, redirects, date);
+            let date_at = hot.bytes[start..].windows(8).position(|w| w == b"\r\nDate: ").expect("a Date line") + 2;
+            hot.dates.push(start + date_at);
+            hot.ends.push(hot.bytes.len());
+        }
+        hot
+    }
+
+    /// Show `date` in every response.
+    pub fn set_date(&mut self, date: &DateLine) {
+        for &at in &self.dates {
+            self.bytes[at..at + DATE_LINE_LEN].copy_from_slice(date.bytes());
+        }
+    }
+
+    /// The whole response for `answer`, if it is one of these.
+    #[inline]
+    pub fn get(&self, answer: &Answer) -> Option<&[u8]> {
+        match *answer {
+            Answer { status: Status::Redirect { k, seeded: false }, persistence: Persistence::KeepOpen, .. } => {
+                let k = k as usize;
+                let end = *self.ends.get(k.wrapping_sub(1))?;
+                let start = if k == 1 { 0 } else { self.ends[k - 2] };
+                Some(&self.bytes[start..end])
+            }
+            _ => None,
+        }
     }
 }
 
@@ -343,6 +397,32 @@ mod tests {
             render(Status::NotFound, false, Persistence::KeepAlive, 21)
                 .ends_with("Content-Length: 0\r\nConnection: keep-alive\r\n\r\n")
         );
+    }
+
+    #[test]
+    fn hot_responses_equal_rendered_ones_and_follow_the_date() {
+        let redirects = Redirects::new(TEMPLATE, 21);
+        let mut date = DateLine::new(midnight());
+        let mut hot = Hot::new(&redirects, &date);
+        date.update(midnight() + Duration::from_secs(1));
+        hot.set_date(&date);
+        for k in [1, 7, 21] {
+            let answer = Answer {
+                status: Status::Redirect { k, seeded: false },
+                head_method: true,
+                persistence: Persistence::KeepOpen,
+            };
+            let mut rendered = Vec::new();
+            write(&mut rendered, &answer, &redirects, &date);
+            assert_eq!(hot.get(&answer), Some(rendered.as_slice()));
+        }
+        let closing = Answer {
+            status: Status::Redirect { k: 1, seeded: false },
+            head_method: false,
+            persistence: Persistence::Close,
+        };
+        assert_eq!(hot.get(&closing), None);
+        assert!(Hot::new(&Redirects::new(TEMPLATE, 1_000_000), &date).get(&closing).is_none());
     }
 
     #[test]

@@ -31,7 +31,12 @@ pub fn k_for_hash(hash: u64, n: u32) -> u32 {
 /// other `%` stays literal).
 pub fn seed_hash(target: &[u8]) -> Option<u64> {
     let query_start = target.iter().position(|&b| b == b'?')? + 1;
-    target[query_start..].split(|&b| b == b'&').find_map(|param| {
+    seed_in_query(&target[query_start..])
+}
+
+/// [`seed_hash`] of a query already split from its target (the octets after the `?`).
+pub fn seed_in_query(query: &[u8]) -> Option<u64> {
+    query.split(|&b| b == b'&').find_map(|param| {
         let (name, value) = match param.iter().position(|&b| b == b'=') {
             Some(eq) => (&param[..eq], &param[eq + 1..]),
             None => (param, &param[param.len()..]),

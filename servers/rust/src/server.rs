@@ -48,7 +48,7 @@ pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std:
     poll.registry().register(&mut signal, SIGNAL, Interest::READABLE)?;
     let mut seed = [0u8; 8];
     getrandom::fill(&mut seed).map_err(|e| std::io::Error::other(e.to_string()))?;
-    let mut s = Scratch::new(u64::from_ne_bytes(seed));
+    let mut s = Scratch::new(svc, u64::from_ne_bytes(seed));
     let mut conns = Conns::new(svc);
     let mut events = Events::with_capacity(1024);
     let mut drain: Option<Drain> = None;

@@ -156,7 +156,7 @@ fn check_output(written: &[u8], expected: &[(u16, usize)]) {
 
 thread_local! {
     /// One thread's scratch state, reused (its 128 KiB buffer would dominate a run).
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::new(1));
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::new(service(), 1));
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| SCRATCH.with_borrow_mut(|s| one_connection(data, s)));
