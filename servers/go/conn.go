@@ -61,6 +61,10 @@ type conn struct {
 	phase        phase
 }
 
+// readBuffers holds the read buffers of closed connections for the next ones, so that
+// a stream of new connections does not grow the heap between collections.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
+
 // outBuffers holds output batches between uses, so that a batch costs no allocation.
 var outBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
@@ -73,8 +77,10 @@ func (c *conn) park(state int32, since time.Time) {
 // serve runs the connection until it closes.
 func (c *conn) serve() {
 	defer c.s.release(c)
+	bufp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bufp)
 	c.nc.SetNoDelay(true)
-	c.buf = make([]byte, readSize)
+	c.buf = *bufp
 	c.headStarted, c.lastProgress = c.accepted, c.accepted
 	for c.phase == phaseOpen {
 		parked := c.state.Load()
@@ -101,7 +107,7 @@ func (c *conn) serve() {
 			} else {
 				c.park(stateIdle, now)
 				if len(c.buf) > readSize {
-					c.buf = make([]byte, readSize) // a long head is over: give back its room
+					c.buf = *bufp // a long head is over: give back its room
 				}
 			}
 		}
@@ -237,20 +243,16 @@ func (c *conn) answer(length int, now time.Time) {
 	}
 }
 
-// write sends out whole; false when the connection failed or the client stopped
-// reading for the idle timeout (SPEC §7.5).
+// write sends out whole; false when the connection failed or the socket took nothing
+// more for the idle timeout (SPEC §7.5: a client that does not read is disconnected).
+// The socket takes a batch at once unless its send buffer is full, so the deadline
+// runs, in effect, from the moment the client stopped reading.
 func (c *conn) write(out []byte) bool {
-	for len(out) > 0 {
-		c.nc.SetWriteDeadline(time.Now().Add(c.s.cfg.idleTimeout))
-		n, err := c.nc.Write(out)
-		out = out[n:]
-		if n > 0 {
-			c.lastProgress = time.Now()
-		}
-		if err != nil && (n == 0 || !isTimeout(err)) {
-			return false
-		}
+	c.nc.SetWriteDeadline(time.Now().Add(c.s.cfg.idleTimeout))
+	if _, err := c.nc.Write(out); err != nil {
+		return false
 	}
+	c.lastProgress = time.Now()
 	return true
 }
 
