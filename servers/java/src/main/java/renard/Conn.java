@@ -44,6 +44,8 @@ final class Conn {
     /** Response octets the socket has not taken, {@code unsent[unsentFrom..]}; or null. */
     private byte[] unsent;
     private int unsentFrom;
+    /** How far the parse of the head in {@link #leftover} has come (kept across reads). */
+    private final Parser.Progress progress = new Parser.Progress();
     /** Body octets still to discard (SPEC §6). */
     private long bodyLeft;
     /** Start of the current head's deadline (nanoTime): the accept for the first request,
@@ -99,6 +101,7 @@ final class Conn {
         deadline(loop);
         if (!expiryAnswers) return false;
         leftover = null;
+        progress.reset();
         Responses.empty(loop.out, 408, loop.date, Responses.CLOSE);
         phase = CLOSING;
         lingerAfter = true;
@@ -238,8 +241,9 @@ final class Conn {
             }
             if (at == len || bodyLeft > 0) return at | answered;
             if (unsentLength() + out.len + loop.maxResponse > OUTPUT_BOUND) return at | answered | PAUSED;
-            switch (loop.parser.parse(input, at, len, req)) {
+            switch (loop.parser.parse(input, at, len, req, progress)) {
                 case Parser.COMPLETE: {
+                    progress.reset();
                     answered = ANSWERED;
                     at += req.headLen;
                     boolean close = loop.shuttingDown || !req.keepAlive || req.chunked || req.expectContinue;
@@ -260,6 +264,7 @@ final class Conn {
                 case Parser.PARTIAL:
                     return (at + req.emptyLines) | answered;
                 default:
+                    progress.reset();
                     Responses.empty(out, req.reject, loop.date, Responses.CLOSE);
                     phase = CLOSING;
                     lingerAfter = true;

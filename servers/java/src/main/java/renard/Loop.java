@@ -175,7 +175,13 @@ final class Loop implements Runnable {
                 conn.key = channel.register(selector, SelectionKey.OP_READ, conn);
                 conn.index = conns.size();
                 conns.add(conn);
-                nextScan = Math.min(nextScan, conn.deadline(this));
+                // Read at once: a client's request is usually there already, and a connection
+                // whose request is answered is not the one the next arrival at the cap evicts.
+                if (conn.onReadable(this)) {
+                    settle(conn);
+                } else {
+                    close(conn);
+                }
             } catch (IOException e) {
                 open.decrementAndGet();
                 closeQuietly(channel);

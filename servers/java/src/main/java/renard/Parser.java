@@ -40,38 +40,79 @@ final class Parser {
         return (CLASS[b & 0xff] & cls) != 0;
     }
 
-    // Facts gathered from the field lines of the head being parsed (rules 7, 8; §7.1).
-    private int hostLines, contentLengthLines, transferEncodingLines;
-    private boolean badHost, close, keepAliveToken, expectContinue;
-    /** -1: absent or not 1 to 18 digits. */
-    private long contentLength;
-    private int teStart, teEnd;
+    /**
+     * Where the pass over one head stands, kept across reads (one per connection), so that a
+     * head dripped octet by octet costs O(n) in all: positions count from the head's first
+     * octet (the caller drops leading empty lines, see {@link Request#emptyLines}).
+     */
+    static final class Progress {
+        private static final int START = 0, METHOD = 1, TARGET = 2, VERSION = 3, LINE_START = 4, NAME = 5,
+                VALUE_START = 6, VALUE = 7;
+        /** The next octet to look at. */
+        private int pos;
+        private int state;
+        /** The SP after the method, the SP after the target, the field section's start. */
+        private int methodEnd, targetEnd, fieldsStart;
+        /** The field line being read: its start, its name's end, its value's start. */
+        private int lineStart, nameEnd, valueStart;
+        private int fieldLines;
+        private boolean http10;
+        // What the field lines said (rules 7, 8; SPEC §7.1).
+        private int hostLines, contentLengthLines, transferEncodingLines;
+        private boolean badHost, close, keepAliveToken, expectContinue;
+        /** -1: absent or not 1 to 18 digits. */
+        private long contentLength;
+        private int teStart, teEnd;
+
+        /** Forget the head: the next parse starts a new one. */
+        void reset() {
+            pos = state = methodEnd = targetEnd = fieldsStart = lineStart = nameEnd = valueStart = fieldLines = 0;
+            hostLines = contentLengthLines = transferEncodingLines = teStart = teEnd = 0;
+            http10 = badHost = close = keepAliveToken = expectContinue = false;
+            contentLength = -1;
+        }
+
+        Progress() {
+            reset();
+        }
+    }
 
     /**
-     * Parse the head at {@code in[from, to)} into {@code r}. COMPLETE: {@code r.headLen} and
-     * the request's fields are set; PARTIAL: more input is needed, {@code r.emptyLines}
-     * leading octets may be dropped; ERROR: {@code r.reject} is the status.
+     * Go on with the head at {@code in[from, to)} from where {@code p} stands. COMPLETE:
+     * {@code r.headLen} and the request's fields are set; PARTIAL: more input is needed, and
+     * the caller drops the first {@code r.emptyLines} octets and calls again with the same
+     * octets and more after them; ERROR: {@code r.reject} is the status. After COMPLETE or
+     * ERROR the caller resets {@code p} before the next request. Octets before {@code p}'s
+     * position are not looked at again (but for a CR at the very end, which waits for its LF).
      */
-    int parse(byte[] in, int from, int to, Request r) {
-        // Rule 1: empty lines before the request line are dropped as they come.
+    int parse(byte[] in, int from, int to, Request r, Progress p) {
         int at = from;
-        while (true) {
-            if (at == to) return partial(r, at - from);
-            if (in[at] == '\n') {
-                at++;
-            } else if (in[at] == '\r') {
-                if (at + 1 == to) return partial(r, at - from);
-                if (in[at + 1] != '\n') return refuse(r, 400);
-                at += 2;
-            } else {
-                break;
+        if (p.state == Progress.START) {
+            // Rule 1: empty lines before the request line are dropped as they come.
+            while (true) {
+                if (at == to) return partial(r, at - from);
+                if (in[at] == '\n') {
+                    at++;
+                } else if (in[at] == '\r') {
+                    if (at + 1 == to) return partial(r, at - from);
+                    if (in[at + 1] != '\n') return refuse(r, 400);
+                    at += 2;
+                } else {
+                    break;
+                }
             }
+            p.state = Progress.METHOD;
         }
-        int status = head(in, at, to, r);
+        int status = head(in, at, to, r, p);
         if (status == PARTIAL_HEAD) return partial(r, at - from);
         if (status != 0) return refuse(r, status);
         r.headLen += at - from;
         return COMPLETE;
+    }
+
+    /** Parse a whole head from scratch (tests). */
+    int parse(byte[] in, int from, int to, Request r) {
+        return parse(in, from, to, r, new Progress());
     }
 
     private static int partial(Request r, int emptyLines) {
@@ -88,78 +129,102 @@ final class Parser {
     private static final int PARTIAL_HEAD = -1;
 
     /**
-     * Rules 2–6 octet by octet over the head at {@code in[start, to)} (it starts with the
-     * request line), then rules 7–9 at the empty line: 0 with {@code r} filled
-     * ({@code r.headLen} counted from {@code start}), PARTIAL_HEAD, or a status.
+     * Rules 2–6 octet by octet from {@code p}'s position over the head at {@code in[base, to)}
+     * (it starts with the request line), then rules 7–9 at the empty line: 0 with {@code r}
+     * filled ({@code r.headLen} counted from {@code base}), PARTIAL_HEAD, or a status.
      */
-    private int head(byte[] in, int start, int to, Request r) {
-        hostLines = contentLengthLines = transferEncodingLines = 0;
-        badHost = close = keepAliveToken = expectContinue = false;
-        contentLength = -1;
-        // Method.
-        int pos = start;
-        while (pos < to && is(in[pos], TCHAR)) pos++;
-        if (pos - start > MAX_REQUEST_LINE) return 414;
-        if (pos == to) return PARTIAL_HEAD;
-        if (in[pos] != ' ' || pos == start) return 400;
-        int methodEnd = pos++;
-        // Target: visible ASCII (rule 3).
-        while (pos < to && is(in[pos], VCHAR)) pos++;
-        if (pos - start > MAX_REQUEST_LINE) return 414;
-        if (pos == to) return PARTIAL_HEAD;
-        if (in[pos] != ' ' || pos == methodEnd + 1) return 400;
-        int targetEnd = pos++;
-        // Version: HTTP/ DIGIT . DIGIT, octet by octet (rule 4).
-        int version = pos;
-        while (pos < to && fitsVersion(in[pos], pos - version)) pos++;
-        if (pos - start > MAX_REQUEST_LINE) return 414;
-        if (pos == to) return PARTIAL_HEAD;
-        if (pos - version != 8 || (in[pos] != '\r' && in[pos] != '\n')) return 400;
-        int end = lineEnd(in, pos, to);
-        if (end < 0) return end == CUT ? PARTIAL_HEAD : 400;
-        boolean http10;
-        if (in[version + 5] == '1' && in[version + 7] == '1') {
-            http10 = false;
-        } else if (in[version + 5] == '1' && in[version + 7] == '0') {
-            http10 = true;
-        } else {
-            return 505;
-        }
-        pos = end;
-        int fieldsStart = pos, fieldLines = 0;
-        // Field lines, up to the empty line.
+    private int head(byte[] in, int base, int to, Request r, Progress p) {
+        int len = to - base;
+        int pos = p.pos;
+        int status;
+        loop:
         while (true) {
-            if (pos == to) return PARTIAL_HEAD;
-            byte first = in[pos];
-            if (first == '\r' || first == '\n') {
-                end = lineEnd(in, pos, to);
-                if (end < 0) return end == CUT ? PARTIAL_HEAD : 400;
-                if (end - fieldsStart > MAX_FIELD_SECTION) return 431;
-                r.headLen = end - start;
-                return interpret(in, start, methodEnd, targetEnd, http10, r);
+            switch (p.state) {
+                case Progress.METHOD:
+                    while (pos < len && is(in[base + pos], TCHAR)) pos++;
+                    if (pos > MAX_REQUEST_LINE) return 414;
+                    if (pos == len) break loop;
+                    if (in[base + pos] != ' ' || pos == 0) return 400;
+                    p.methodEnd = pos++;
+                    p.state = Progress.TARGET;
+                    break;
+                case Progress.TARGET: // visible ASCII (rule 3)
+                    while (pos < len && is(in[base + pos], VCHAR)) pos++;
+                    if (pos > MAX_REQUEST_LINE) return 414;
+                    if (pos == len) break loop;
+                    if (in[base + pos] != ' ' || pos == p.methodEnd + 1) return 400;
+                    p.targetEnd = pos++;
+                    p.state = Progress.VERSION;
+                    break;
+                case Progress.VERSION: { // HTTP/ DIGIT . DIGIT, octet by octet (rule 4)
+                    int version = p.targetEnd + 1;
+                    while (pos < len && fitsVersion(in[base + pos], pos - version)) pos++;
+                    if (pos > MAX_REQUEST_LINE) return 414;
+                    if (pos == len) break loop;
+                    byte b = in[base + pos];
+                    if (pos - version != 8 || (b != '\r' && b != '\n')) return 400;
+                    int end = lineEnd(in, base + pos, to);
+                    if (end == BARE_CR) return 400;
+                    if (end == CUT) break loop;
+                    byte major = in[base + version + 5], minor = in[base + version + 7];
+                    if (major != '1' || (minor != '0' && minor != '1')) return 505;
+                    p.http10 = minor == '0';
+                    pos = end - base;
+                    p.fieldsStart = pos;
+                    p.state = Progress.LINE_START;
+                    break;
+                }
+                case Progress.LINE_START: {
+                    if (pos == len) break loop;
+                    byte b = in[base + pos];
+                    if (b == '\r' || b == '\n') {
+                        int end = lineEnd(in, base + pos, to);
+                        if (end == BARE_CR) return 400;
+                        if (end == CUT) break loop;
+                        if (end - base - p.fieldsStart > MAX_FIELD_SECTION) return 431;
+                        r.headLen = end - base;
+                        return interpret(in, base, p, r);
+                    }
+                    if (!is(b, TCHAR)) return 400; // SP/HTAB: obs-fold (rule 5)
+                    p.lineStart = pos;
+                    p.state = Progress.NAME;
+                    break;
+                }
+                case Progress.NAME:
+                    while (pos < len && is(in[base + pos], TCHAR)) pos++;
+                    if (pos - p.fieldsStart > MAX_FIELD_SECTION) return 431;
+                    if (pos == len) break loop;
+                    if (in[base + pos] != ':') return 400; // whitespace before the colon, any non-token
+                    p.nameEnd = pos++;
+                    p.state = Progress.VALUE_START;
+                    break;
+                case Progress.VALUE_START:
+                    while (pos < len && (in[base + pos] == ' ' || in[base + pos] == '\t')) pos++;
+                    if (pos - p.fieldsStart > MAX_FIELD_SECTION) return 431;
+                    if (pos == len) break loop;
+                    p.valueStart = pos;
+                    p.state = Progress.VALUE;
+                    break;
+                default: { // VALUE
+                    while (pos < len && is(in[base + pos], FIELD_VALUE)) pos++;
+                    if (pos - p.fieldsStart > MAX_FIELD_SECTION) return 431;
+                    if (pos == len) break loop;
+                    byte b = in[base + pos];
+                    if (b != '\r' && b != '\n') return 400; // a control octet or DEL (rule 5)
+                    int end = lineEnd(in, base + pos, to);
+                    if (end == BARE_CR) return 400;
+                    if (end == CUT) break loop;
+                    if (++p.fieldLines > MAX_FIELD_LINES) return 431;
+                    note(in, base + p.lineStart, base + p.nameEnd, base + p.valueStart,
+                            Ascii.trimEnd(in, base + p.valueStart, base + pos), p);
+                    pos = end - base;
+                    if (pos - p.fieldsStart > MAX_FIELD_SECTION) return 431;
+                    p.state = Progress.LINE_START;
+                }
             }
-            if (!is(first, TCHAR)) return 400; // SP/HTAB: obs-fold (rule 5)
-            int name = pos;
-            while (pos < to && is(in[pos], TCHAR)) pos++;
-            if (pos - fieldsStart > MAX_FIELD_SECTION) return 431;
-            if (pos == to) return PARTIAL_HEAD;
-            if (in[pos] != ':') return 400; // whitespace before the colon, or any non-token octet
-            int nameEnd = pos++;
-            while (pos < to && (in[pos] == ' ' || in[pos] == '\t')) pos++;
-            if (pos - fieldsStart > MAX_FIELD_SECTION) return 431;
-            if (pos == to) return PARTIAL_HEAD;
-            int value = pos;
-            while (pos < to && is(in[pos], FIELD_VALUE)) pos++;
-            if (pos - fieldsStart > MAX_FIELD_SECTION) return 431;
-            if (pos == to) return PARTIAL_HEAD;
-            if (in[pos] != '\r' && in[pos] != '\n') return 400; // a control octet or DEL
-            end = lineEnd(in, pos, to);
-            if (end < 0) return end == CUT ? PARTIAL_HEAD : 400;
-            if (++fieldLines > MAX_FIELD_LINES) return 431;
-            note(in, name, nameEnd, value, Ascii.trimEnd(in, value, pos));
-            pos = end;
-            if (pos - fieldsStart > MAX_FIELD_SECTION) return 431;
         }
+        p.pos = pos;
+        return PARTIAL_HEAD;
     }
 
     private static boolean fitsVersion(byte b, int i) {
@@ -185,29 +250,29 @@ final class Parser {
     }
 
     /** Record what a field line says; its value (OWS trimmed) is {@code in[value, valueEnd)}. */
-    private void note(byte[] in, int name, int nameEnd, int value, int valueEnd) {
+    private static void note(byte[] in, int name, int nameEnd, int value, int valueEnd, Progress p) {
         int nameLen = nameEnd - name;
         if (Ascii.equalsIgnoreCase(in, name, nameLen, "host")) {
-            hostLines++;
-            badHost |= !isValidHost(in, value, valueEnd);
+            p.hostLines++;
+            p.badHost |= !isValidHost(in, value, valueEnd);
         } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "content-length")) {
-            contentLengthLines++;
-            contentLength = parseContentLength(in, value, valueEnd);
+            p.contentLengthLines++;
+            p.contentLength = parseContentLength(in, value, valueEnd);
         } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "transfer-encoding")) {
-            transferEncodingLines++;
-            teStart = value;
-            teEnd = valueEnd;
+            p.transferEncodingLines++;
+            p.teStart = value - (name - p.lineStart);
+            p.teEnd = valueEnd - (name - p.lineStart);
         } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "connection")) {
             for (int t = value; t <= valueEnd; ) {
                 int comma = indexOf(in, t, valueEnd, (byte) ',');
                 int tokenEnd = comma < 0 ? valueEnd : comma;
                 int a = Ascii.trimStart(in, t, tokenEnd), b = Ascii.trimEnd(in, a, tokenEnd);
-                close |= Ascii.equalsIgnoreCase(in, a, b - a, "close");
-                keepAliveToken |= Ascii.equalsIgnoreCase(in, a, b - a, "keep-alive");
+                p.close |= Ascii.equalsIgnoreCase(in, a, b - a, "close");
+                p.keepAliveToken |= Ascii.equalsIgnoreCase(in, a, b - a, "keep-alive");
                 t = tokenEnd + 1;
             }
         } else if (Ascii.equalsIgnoreCase(in, name, nameLen, "expect")) {
-            expectContinue = Ascii.equalsIgnoreCase(in, value, valueEnd - value, "100-continue");
+            p.expectContinue = Ascii.equalsIgnoreCase(in, value, valueEnd - value, "100-continue");
         }
     }
 
@@ -223,16 +288,19 @@ final class Parser {
     }
 
     /** Rules 7–9 on a head that passed rules 1–6: 0 with {@code r} filled, or a status. */
-    private int interpret(byte[] in, int start, int methodEnd, int targetEnd, boolean http10, Request r) {
-        if (badHost) return 400;
+    private static int interpret(byte[] in, int start, Progress p, Request r) {
+        int methodEnd = start + p.methodEnd, targetEnd = start + p.targetEnd;
+        boolean http10 = p.http10;
+        long contentLength = p.contentLength;
+        if (p.badHost) return 400;
         // Rule 7: exactly one Host on HTTP/1.1, at most one on HTTP/1.0.
-        if (hostLines > 1 || (!http10 && hostLines == 0)) return 400;
+        if (p.hostLines > 1 || (!http10 && p.hostLines == 0)) return 400;
         // Rule 8.
-        if (contentLengthLines > 1 || (contentLengthLines == 1 && contentLength < 0)) return 400;
+        if (p.contentLengthLines > 1 || (p.contentLengthLines == 1 && contentLength < 0)) return 400;
         boolean chunked = false;
-        if (transferEncodingLines > 0) {
-            if (contentLengthLines > 0 || http10 || transferEncodingLines > 1) return 400;
-            int status = checkTransferCodings(in, teStart, teEnd);
+        if (p.transferEncodingLines > 0) {
+            if (p.contentLengthLines > 0 || http10 || p.transferEncodingLines > 1) return 400;
+            int status = checkTransferCodings(in, start + p.teStart, start + p.teEnd);
             if (status != 0) return status;
             chunked = true;
         }
@@ -273,10 +341,10 @@ final class Parser {
         }
         r.headMethod = head;
         r.http10 = http10;
-        r.keepAlive = !close && (!http10 || keepAliveToken);
+        r.keepAlive = !p.close && (!http10 || p.keepAliveToken);
         r.contentLength = Math.max(contentLength, 0);
         r.chunked = chunked;
-        r.expectContinue = expectContinue && !http10 && contentLength > 0;
+        r.expectContinue = p.expectContinue && !http10 && contentLength > 0;
         return 0;
     }
 

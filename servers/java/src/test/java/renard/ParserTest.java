@@ -252,6 +252,48 @@ class ParserTest {
     @Test void expect_continue_on_http10_is_ignored() { assertFalse(complete("GET / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n").expectContinue); }
     @Test void head_method_is_reported() { assertTrue(complete("HEAD / HTTP/1.1\r\nHost: a\r\n\r\n").headMethod); }
 
+    /** The outcome of {@code input} fed one octet per call, as a connection does: "status headLen". */
+    static String dripped(byte[] input) {
+        Parser parser = new Parser();
+        Parser.Progress progress = new Parser.Progress();
+        Request r = new Request();
+        int dropped = 0;
+        for (int end = 1; end <= input.length; end++) {
+            // A fresh buffer each time, the held octets at a varying offset, as after a read.
+            int offset = end % 3;
+            byte[] held = new byte[offset + end - dropped];
+            System.arraycopy(input, dropped, held, offset, end - dropped);
+            switch (parser.parse(held, offset, held.length, r, progress)) {
+                case Parser.COMPLETE:
+                    return new int[] {0, 302, 200, 404, 405}[r.route] + " " + (dropped + r.headLen);
+                case Parser.ERROR:
+                    return r.reject + " -";
+                default:
+                    dropped += r.emptyLines;
+            }
+        }
+        return "0 -";
+    }
+
+    static String whole(byte[] input) {
+        Request r = new Request();
+        switch (new Parser().parse(input, 0, input.length, r)) {
+            case Parser.COMPLETE:
+                return new int[] {0, 302, 200, 404, 405}[r.route] + " " + r.headLen;
+            case Parser.ERROR:
+                return r.reject + " -";
+            default:
+                return "0 -";
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void head_dripped_octet_by_octet_gets_the_same_answer(String name, String input, int status) {
+        byte[] bytes = latin1(input);
+        assertEquals(whole(bytes), dripped(bytes), name);
+    }
+
     /** Mutated valid heads (fixed seed, bounded count): parse never throws, a complete head lies within its input. */
     @Test
     void mutated_heads_never_throw() {
@@ -274,6 +316,7 @@ class ParserTest {
             }
             byte[] in = input.toByteArray();
             if (parser.parse(in, 0, in.length, r) == Parser.COMPLETE) assertTrue(r.headLen <= in.length);
+            if (round % 10 == 0) assertEquals(whole(in), dripped(in), "dripped: " + new String(in, StandardCharsets.ISO_8859_1));
         }
     }
 }
