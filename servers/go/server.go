@@ -6,6 +6,8 @@ package main
 import (
 	"errors"
 	"net"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +24,8 @@ type server struct {
 	listener net.Listener
 	draining atomic.Bool  // SIGTERM or SIGINT seen (SPEC §7.6)
 	drainEnd atomic.Int64 // end of the drain window, nanoseconds after epoch
+
+	trimPending atomic.Bool // a scheduleTrim timer is pending
 
 	mu    sync.Mutex
 	conns []*conn // open connections, each at its own index
@@ -120,9 +124,33 @@ func (s *server) removeLocked(c *conn) {
 	s.conns[last] = nil
 	s.conns = s.conns[:last]
 	if last == 0 {
-		s.conns = nil // memory returns to its baseline when the load ends
+		s.conns = nil
+		s.scheduleTrim()
 	}
 	s.wg.Done()
+}
+
+// trimDelay is how long the server must stay without connections before the memory of
+// the last load is handed back to the operating system.
+const trimDelay = time.Second
+
+// scheduleTrim returns memory to its baseline once the load has ended (SPEC §7.5): one
+// second after the last connection closed, if none is open then, two collections
+// hand the free heap back (at most one pending at a time, so at most one per second).
+func (s *server) scheduleTrim() {
+	if !s.trimPending.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(trimDelay, func() {
+		s.trimPending.Store(false)
+		s.mu.Lock()
+		idle := len(s.conns) == 0
+		s.mu.Unlock()
+		if idle {
+			runtime.GC()         // the pools' buffers move to their victim caches,
+			debug.FreeOSMemory() // then are freed, and the free heap is returned
+		}
+	})
 }
 
 // release is called by a connection's goroutine when it is done: it closes the socket
