@@ -138,7 +138,6 @@ if (index === 0) {
       stdio: ["pipe", "pipe", "inherit"], // stdin and stdout: the shutdown handshake
     }));
   }
-  process.stderr.write(listeningLine(host, listener.port));
 }
 
 /** SIGTERM/SIGINT: stop listening, pass the signal on to every worker, drain once every
@@ -168,3 +167,6 @@ async function shutdown(signal) {
 }
 process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));
+
+// The first line, once the signals are handled (SPEC §1).
+if (index === 0) process.stderr.write(listeningLine(host, listener.port));

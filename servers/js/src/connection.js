@@ -50,6 +50,8 @@ export class Hub {
     /** Called once every connection is gone after the drain began. */
     this.onDrained = () => {};
     this.random = new RandomDraws();
+    /** @type {ReturnType<typeof setTimeout>[]} */
+    this.drainTimers = [];
   }
 
   /**
@@ -120,9 +122,11 @@ export class Hub {
       for (const c of this.connections) if (c.hasNoRequest()) c.destroy();
       this.checkDrained();
     };
+    // Timers that keep the process alive: Bun lets a process whose listener is stopped
+    // exit with its connections still open. Cleared when the drain is done.
+    this.drainTimers = [setTimeout(() => this.finish(), window + FINISH_GRACE)];
     if (window === 0) closeWaiting();
-    else setTimeout(closeWaiting, window).unref?.();
-    setTimeout(() => this.finish(), window + FINISH_GRACE).unref?.();
+    else this.drainTimers.push(setTimeout(closeWaiting, window));
     this.checkDrained();
   }
 
@@ -137,6 +141,7 @@ export class Hub {
   }
 
   finish() {
+    for (const timer of this.drainTimers) clearTimeout(timer);
     const done = this.onDrained;
     this.onDrained = () => {};
     done();

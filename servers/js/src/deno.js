@@ -165,7 +165,6 @@ if (index === 0) {
       stdout: "piped",
     }).spawn());
   }
-  Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundPort)));
 }
 
 /** SIGTERM/SIGINT: stop listening, pass the signal on to every worker, drain once every
@@ -206,6 +205,9 @@ async function shutdown(signal) {
 }
 Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
 Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+
+// The first line, once the signals are handled (SPEC §1).
+if (index === 0) Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundPort)));
 
 for (;;) {
   let conn;
