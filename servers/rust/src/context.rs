@@ -5,7 +5,7 @@
 use crate::config::Config;
 use crate::response::{DateLine, Hot, Redirects};
 use std::sync::atomic::AtomicUsize;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Read buffer per thread, in octets: larger than the largest head (about 24.6 KiB), and
 /// at the allocator's mmap threshold, so that its pages cost memory only once read into.
@@ -50,6 +50,9 @@ pub struct Scratch {
     pub now: Instant,
     /// SIGTERM/SIGINT seen: every answer closes (SPEC §7.6).
     pub draining: bool,
+    /// When the wall clock's next second begins (by the monotonic clock): the Date line is
+    /// read and rendered again then, so that a wake reads one clock, not two.
+    date_due: Instant,
 }
 
 impl Scratch {
@@ -64,14 +67,21 @@ impl Scratch {
             rng: fastrand::Rng::with_seed(seed),
             now: Instant::now(),
             draining: false,
+            date_due: Instant::now(),
         }
     }
 
-    /// Read the clocks once for a batch of events.
+    /// Read the clock once for a batch of events; the wall clock too when a second has
+    /// begun since it was last read.
     pub fn tick(&mut self) {
         self.now = Instant::now();
-        if self.date.update(SystemTime::now()) {
-            self.hot.set_date(&self.date);
+        if self.now >= self.date_due {
+            let wall = SystemTime::now();
+            if self.date.update(wall) {
+                self.hot.set_date(&self.date);
+            }
+            let into_second = wall.duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+            self.date_due = self.now + Duration::from_nanos(u64::from(1_000_000_000 - into_second));
         }
     }
 }

@@ -291,6 +291,9 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
         match state {
             State::Start => unreachable!("leading empty lines are parse_more's"),
             State::Method => {
+                if pos == 0 && input.starts_with(b"GET ") {
+                    pos = 3; // the commonest method, recognised at once
+                }
                 while pos < len && is(input[pos], TCHAR) {
                     pos += 1;
                 }
@@ -377,6 +380,14 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                     b if is(b, TCHAR) => {
                         p.line_start = pos as u32;
                         state = State::Name;
+                        // The commonest field, recognised at once (`Host:` in any case).
+                        if let Some(&[h, o, s, t, b':']) = input.get(pos..pos + 5)
+                            && u32::from_le_bytes([h, o, s, t]) | 0x2020_2020 == u32::from_le_bytes(*b"host")
+                        {
+                            p.field = Field::Host;
+                            pos += 5;
+                            state = State::ValueStart;
+                        }
                     }
                     // SP/HTAB: obs-fold (rule 5); anything else cannot start a name.
                     _ => return Parse::Error(BadRequest),

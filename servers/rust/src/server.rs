@@ -57,7 +57,9 @@ pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std:
             Some(Drain::Window(at) | Drain::Finishing(at)) => Some(conns.earliest_deadline().map_or(at, |d| d.min(at))),
             None => conns.earliest_deadline(),
         };
-        let timeout = wake.map(|at| at.saturating_duration_since(Instant::now()) + Duration::from_millis(1));
+        // From the batch's clock reading: the work since then makes the wake later by that
+        // much (microseconds), never earlier (SPEC §7.5 allows up to 1 s late).
+        let timeout = wake.map(|at| at.saturating_duration_since(s.now) + Duration::from_millis(1));
         if let Err(e) = poll.poll(&mut events, timeout)
             && e.kind() != ErrorKind::Interrupted
         {
