@@ -4,6 +4,7 @@ runs `wrk -t1 -c50` on CPU 1 for a few seconds, and divides the server's user+sy
 ranked figures; this is for before/after comparisons while optimising.
 
     ../../.venv/bin/python dev/cpu_per_request.py [SECONDS] [-- SERVER ARGV...]
+    PIPELINE=1 ../../.venv/bin/python dev/cpu_per_request.py      # 16 requests per write
     RENARD_PY_LOOP=asyncio ../../.venv/bin/python dev/cpu_per_request.py   # standard loop
 """
 
@@ -32,12 +33,14 @@ def main() -> None:
                                "--threads", "1"], stderr=subprocess.PIPE)
     port = int(server.stderr.readline().decode().rsplit(":", 1)[1])
     url = f"http://127.0.0.1:{port}/"
+    script = ENTRY.parents[1] / "arena" / "src" / "arena" / "wrk" / "pipeline.lua"
+    pipeline = ["-s", str(script)] if os.environ.get("PIPELINE") else []
     try:
         subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50", "-d1s", url],
                        capture_output=True, check=True)  # warm-up
         before, start = cpu_seconds(server.pid), time.monotonic()
-        out = subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50", f"-d{seconds}s", url],
-                             capture_output=True, text=True, check=True).stdout
+        wrk = ["taskset", "-c", "1", "wrk", "-t1", "-c50", f"-d{seconds}s", *pipeline, url]
+        out = subprocess.run(wrk, capture_output=True, text=True, check=True).stdout
         cpu, wall = cpu_seconds(server.pid) - before, time.monotonic() - start
     finally:
         server.terminate()

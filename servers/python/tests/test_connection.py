@@ -126,7 +126,7 @@ def test_shutdown_answers_with_connection_close():
 def test_eviction_takes_lingering_then_earliest_partial_then_longest_idle():
     w = worker("--max-connections", "4")
     _, idle_transport = connect(w)
-    connect(w)  # idle, but answered later
+    connect(w)  # idle too, accepted later
     partial, partial_transport = connect(w)
     partial.data_received(b"GET / HT")
     lingering, lingering_transport = connect(w)
