@@ -62,6 +62,9 @@ struct Case {
     const char* expected;
 };
 
+// Rows print as their name in test listings.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 std::string big(std::size_t n, char c) { return std::string(n, c); }
 
 const Case kCases[] = {
@@ -196,7 +199,7 @@ TEST_P(ParsingRule, AnswersAlikeInTwoReadsSplitAnywhere)
 }
 
 INSTANTIATE_TEST_SUITE_P(Spec, ParsingRule, testing::ValuesIn(kCases),
-                         [](const testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+                         [](const testing::TestParamInfo<Case>& row) { return std::string(row.param.name); });
 
 Request complete(std::string_view in)
 {

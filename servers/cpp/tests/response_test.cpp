@@ -37,7 +37,7 @@ TEST(Response, SeededRedirectIsCacheable)
 TEST(Response, EveryPlaceholderReplacedWhenRenderedPerRequest)
 {
     const Redirects many("/{n}/{n}", 1'000'000);
-    EXPECT_EQ(render({.kind = Answer::Kind::Redirect, .k = 1'000'000}, many).substr(0, 47),
+    EXPECT_EQ(render({.kind = Answer::Kind::Redirect, .k = 1'000'000}, many).substr(0, 48),
               "HTTP/1.1 302 Found\r\nLocation: /1000000/1000000\r\n");
 }
 

@@ -16,6 +16,8 @@ struct SeedCase {
     std::uint32_t k;  // 0 when random
 };
 
+void PrintTo(const SeedCase& c, std::ostream* os) { *os << c.name; }
+
 const SeedCase kSeeds[] = {
 #include "seeds.inc"
 };
@@ -46,8 +48,8 @@ TEST_P(SeedVector, FindsTheSeedAndPicksK)
     EXPECT_EQ(k_for_hash(hash, c.n), c.k);
 }
 
-INSTANTIATE_TEST_SUITE_P(SeedsJson, SeedVector, testing::ValuesIn(kSeeds), [](const testing::TestParamInfo<SeedCase>& info) {
-    std::string name = info.param.name;
+INSTANTIATE_TEST_SUITE_P(SeedsJson, SeedVector, testing::ValuesIn(kSeeds), [](const testing::TestParamInfo<SeedCase>& row) {
+    std::string name = row.param.name;
     for (char& ch : name)
         if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
     return name;
