@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 
@@ -41,6 +42,8 @@ constexpr unsigned kBufferCount = 128;
 constexpr std::size_t kBufferSize = 4096;
 // Output buffers kept for reuse once their connection has sent everything.
 constexpr std::size_t kPoolKeep = 32;
+// Candidates looked at for eviction before the new connection is refused instead.
+constexpr std::size_t kVictimTries = 8;
 
 // What a completion is for: the operation in the top byte of user_data, the slot below.
 enum class Op : std::uint8_t { Ignore = 0, Accept, Recv, Send, Shutdown };
@@ -106,8 +109,9 @@ private:
     void refuse(Conn& c, Reject why);
     void settle(std::uint32_t i);
     void finish_closing(std::uint32_t i);
-    std::uint32_t choose_victim() const;
+    std::uint32_t choose_victim(std::span<const std::uint32_t> skip) const;
     bool make_room();
+    void admit(int fd);
     bool output_full(const Conn& c) const { return c.out_len + redirects_.max_response() > kOutputBound; }
     void note_deadline(const Conn& c);
 
@@ -120,6 +124,7 @@ private:
     std::vector<char*> pool_;
     std::vector<Conn> conns_;
     std::vector<std::uint32_t> free_slots_;
+    std::vector<int> at_cap_;  // accepted at the cap in this batch, admitted after it
     std::uint32_t live_ = 0;  // slots in use, closed ones waiting for completions included
     DateLine date_;
     std::uint64_t rng_ = 0;
@@ -195,6 +200,8 @@ void Worker::run()
             seen++;
         }
         io_uring_cq_advance(ring, seen);
+        for (int fd : at_cap_) admit(fd);
+        at_cap_.clear();
         if (next_scan_ <= now_) expire();
         if (shutting_down_) {
             if (!drain_ended_ && now_ >= drain_end_) end_drain();
@@ -291,8 +298,9 @@ void Worker::arm_recv(std::uint32_t i)
 }
 
 // The connection least likely to be a client (SPEC §7.5: lingering, then the oldest
-// partial head, then the longest silent); UINT32_MAX when none may be chosen.
-std::uint32_t Worker::choose_victim() const
+// partial head, then the longest silent), other than those in `skip`; UINT32_MAX when
+// none may be chosen.
+std::uint32_t Worker::choose_victim(std::span<const std::uint32_t> skip) const
 {
     std::uint32_t best = UINT32_MAX;
     int best_class = 3;
@@ -300,7 +308,7 @@ std::uint32_t Worker::choose_victim() const
     for (std::uint32_t i = 0; i < conns_.size(); i++) {
         int klass;
         std::int64_t since;
-        if (!eviction_rank(conns_[i], klass, since)) continue;
+        if (!eviction_rank(conns_[i], klass, since) || std::find(skip.begin(), skip.end(), i) != skip.end()) continue;
         if (klass < best_class || (klass == best_class && since < best_since))
             best = i, best_class = klass, best_since = since;
     }
@@ -309,39 +317,58 @@ std::uint32_t Worker::choose_victim() const
 
 // Counts a new connection; at the cap, closes the connection least likely to be a client
 // to make room. False when none may be chosen: the new one is then closed, unread (§7.5).
+// A candidate whose socket holds octets not yet delivered to the loop has more than its
+// state says (a request may be complete there), so it is passed over.
 bool Worker::make_room()
 {
     if (shared_.open.fetch_add(1, std::memory_order_relaxed) < config_.max_connections) return true;
-    const std::uint32_t victim = choose_victim();
-    if (victim == UINT32_MAX) {
-        shared_.open.fetch_sub(1, std::memory_order_relaxed);
-        return false;
+    std::uint32_t skip[kVictimTries];
+    for (std::size_t tries = 0; tries < kVictimTries; tries++) {
+        const std::uint32_t victim = choose_victim({skip, tries});
+        if (victim == UINT32_MAX) break;
+        int unread = 0;
+        if (conns_[victim].phase == Phase::Open && ::ioctl(conns_[victim].fd, FIONREAD, &unread) == 0 && unread > 0) {
+            skip[tries] = victim;
+            continue;
+        }
+        close_conn(victim);
+        return true;
     }
-    close_conn(victim);
-    return true;
+    shared_.open.fetch_sub(1, std::memory_order_relaxed);
+    return false;
 }
 
-// A new connection (SPEC §7.5).
+// A new connection. At the cap it waits for the end of the batch of completions, so that
+// what the batch delivered to the others is known before one is chosen (SPEC §7.5).
 void Worker::on_accept(const io_uring_cqe& cqe)
 {
     if (!(cqe.flags & IORING_CQE_F_MORE)) accept_armed_ = false;
     if (cqe.res >= 0) {
-        const int fd = cqe.res;
-        if (shutting_down_ || !make_room()) {
-            ::close(fd);
-        } else {
-            const std::uint32_t i = take_slot();
-            live_++;
-            Conn& c = conns_[i];
-            c = Conn{};
-            c.fd = fd;
-            c.head_started = now_;
-            c.last_progress = now_;
-            arm_recv(i);
-            note_deadline(c);
-        }
+        if (shutting_down_)
+            ::close(cqe.res);
+        else if (shared_.open.load(std::memory_order_relaxed) >= config_.max_connections)
+            at_cap_.push_back(cqe.res);
+        else
+            admit(cqe.res);
     }
     if (!accept_armed_ && !shutting_down_) arm_accept();
+}
+
+void Worker::admit(int fd)
+{
+    if (shutting_down_ || !make_room()) {
+        ::close(fd);
+        return;
+    }
+    const std::uint32_t i = take_slot();
+    live_++;
+    Conn& c = conns_[i];
+    c = Conn{};
+    c.fd = fd;
+    c.head_started = now_;
+    c.last_progress = now_;
+    arm_recv(i);
+    note_deadline(c);
 }
 
 void Worker::note_deadline(const Conn& c)
