@@ -64,8 +64,10 @@ func TestNewcomerClosedWhenNothingCanBeEvicted(t *testing.T) {
 	_, addr := start(t, cfg)
 	busy := dial(t, addr)
 	busy.(*net.TCPConn).SetReadBuffer(4096)
-	// Far more answers than the socket buffers hold: the server stays busy writing.
-	busy.Write([]byte(strings.Repeat("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n", 40000)))
+	// Far more answers than the socket buffers hold: the server stays busy writing. The
+	// write runs beside the test, bounded by its deadline, since the server stops reading.
+	busy.SetWriteDeadline(time.Now().Add(3 * time.Second))
+	go busy.Write([]byte(strings.Repeat("GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n", 40000)))
 	time.Sleep(300 * time.Millisecond)
 	newcomer := dial(t, addr)
 	if !closedWithoutResponse(newcomer) {
