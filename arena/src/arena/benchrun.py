@@ -14,6 +14,7 @@ from .entries import Entry, artifact_bytes
 from .machine import describe, first_line
 from .model import Config, EntryRecord, Failure, Machine, Run, Verdicts, mode
 from .process import StartError
+from .sections import tally
 from .ui import bar, build_with_spinner, console, spinner
 from .verify import load_runner, verify_entry
 
@@ -92,7 +93,8 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
                 _drop(records[e.name], f"verification could not run: {v.error.splitlines()[0]}")
             else:
                 c = v.counts()
-                records[e.name].verify = Verdicts(c["pass"], c["alt"], c["fail"])
+                sections, failed_cases, core = tally(v.outcomes)
+                records[e.name].verify = Verdicts(c["pass"], c["alt"], c["fail"], sections, failed_cases, core)
                 console.print(f"verified {e.name}: {c['pass']} pass, {c['alt']} alt, {c['fail']} fail")
     live = [e for e in live if records[e.name].available]
 

@@ -132,6 +132,11 @@ RUN_SCHEMA = {
     "samples": [SAMPLE_SCHEMA],
 }
 VERIFY_SCHEMA = {"pass": int, "alt": int, "fail": int}
+VERIFY_OPTIONAL = {  # added to schema 1 later: checked when present
+    "sections": dict,
+    "failures": [{"section": str, "name": str, "detail": str}],
+    "core_route": (bool, type(None)),
+}
 
 
 class SchemaError(ValueError):
@@ -173,6 +178,9 @@ def validate(doc: object) -> dict:
     for i, e in enumerate(doc["entries"]):
         if e["verify"] is not None:
             _check(e["verify"], VERIFY_SCHEMA, f"entries[{i}].verify")
+            for key, spec in VERIFY_OPTIONAL.items():
+                if key in e["verify"]:
+                    _check(e["verify"][key], spec, f"entries[{i}].verify.{key}")
     for i, s in enumerate(doc["samples"]):
         if s["entry"] not in names:
             raise SchemaError(f"samples[{i}].entry: {s['entry']!r} is not in entries")
@@ -303,14 +311,25 @@ class Sample:
 
 @dataclass
 class Verdicts:
-    """The conformance runner's counts for one entry."""
+    """The conformance runner's counts for one entry. sections, failures and core_route were
+    added to schema 1 later; a run without them has the totals only."""
 
     passed: int
     alt: int
     failed: int
+    sections: dict[str, dict[str, int]] = field(default_factory=dict)  # section -> pass/alt/fail
+    failures: list[dict[str, str]] = field(default_factory=list)  # {section, name, detail}
+    core_route: bool | None = None  # GET / answers a 302 to a uniform k; None: not recorded
+
+    @classmethod
+    def load(cls, d: dict) -> Verdicts:
+        return cls(d["pass"], d["alt"], d["fail"], d.get("sections", {}), d.get("failures", []), d.get("core_route"))
 
     def to_json(self) -> dict:
-        return {"pass": self.passed, "alt": self.alt, "fail": self.failed}
+        totals = {"pass": self.passed, "alt": self.alt, "fail": self.failed}
+        if self.core_route is None:  # recorded as the run that wrote it did
+            return totals
+        return totals | {"sections": self.sections, "failures": self.failures, "core_route": self.core_route}
 
 
 @dataclass
@@ -349,7 +368,7 @@ class EntryRecord:
             version=d["version"],
             artifact_bytes=d["artifact_bytes"],
             startup_ms=list(d["startup_ms"]),
-            verify=None if v is None else Verdicts(v["pass"], v["alt"], v["fail"]),
+            verify=None if v is None else Verdicts.load(v),
         )
 
     def to_json(self) -> dict:

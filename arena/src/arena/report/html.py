@@ -10,10 +10,13 @@ from .tables import (
     Table,
     conformance_table,
     entries_table,
+    failing_cases,
     footprint_table,
     machine_lines,
     method_lines,
     mode_table,
+    section_links,
+    section_table,
     title,
 )
 from .view import View
@@ -79,6 +82,21 @@ def render(view: View) -> str:
     parts += ["<h2>CPU cost</h2>", svg.efficiency_chart(view), svg.cpu_chart(view)]
     parts += ["<h2>Footprint</h2>", table(footprint_table(view)), svg.rss_chart(view)]
     parts += ["<h2>Conformance</h2>", table(conformance_table(view))]
+    matrix = section_table(view)
+    if matrix is not None:
+        links = ", ".join(f'<a href="{e(href)}">{e(name)}</a>' for name, href in section_links())
+        parts += [
+            "<h3>By section of the spec</h3>",
+            f"<p>Each cell: pass · allowed alternative · fail. Rules: {links}.</p>",
+        ]
+        parts.append(table(matrix))
+        for entry, failures in failing_cases(view):
+            items = "".join(
+                f"<li>{e(f['section'])} <code>{e(f['name'])}</code>: {e(f['detail'])}</li>" for f in failures
+            )
+            parts.append(
+                f"<details><summary>{e(entry)}: {len(failures)} failing cases</summary><ul>{items}</ul></details>"
+            )
     parts += ["<h2>Entries</h2>", table(entries_table(view))]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

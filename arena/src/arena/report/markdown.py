@@ -8,10 +8,13 @@ from .tables import (
     Table,
     conformance_table,
     entries_table,
+    failing_cases,
     footprint_table,
     machine_lines,
     method_lines,
     mode_table,
+    section_links,
+    section_table,
     title,
 )
 from .view import View
@@ -27,6 +30,20 @@ def table(t: Table) -> str:
     return "\n".join("| " + " | ".join(_cell(c) if n != 1 else c for c in line) + " |" for n, line in enumerate(lines))
 
 
+def _sections(view: View) -> list[str]:
+    matrix = section_table(view)
+    if matrix is None:
+        return []
+    links = ", ".join(f"[{name}]({href})" for name, href in section_links())
+    out = ["", "### By section of the spec", "", f"Each cell: pass · allowed alternative · fail. Rules: {links}.", ""]
+    out.append(table(matrix))
+    for entry, failures in failing_cases(view):
+        out += ["", f"<details><summary>{_cell(entry)}: {len(failures)} failing cases</summary>", ""]
+        out += [f"- {_cell(f['section'])} `{_cell(f['name'])}`: {_cell(f['detail'])}" for f in failures]
+        out += ["", "</details>"]
+    return out
+
+
 def render(view: View) -> str:
     out = [f"# {_cell(title(view))}", "", "## Machine", ""]
     out += [f"- {_cell(line)}" for line in machine_lines(view)]
@@ -39,5 +56,6 @@ def render(view: View) -> str:
         out.append(table(mode_table(view, mv)))
     out += ["", "## Footprint", "", table(footprint_table(view))]
     out += ["", "## Conformance", "", table(conformance_table(view))]
+    out += _sections(view)
     out += ["", "## Entries", "", table(entries_table(view)), ""]
     return "\n".join(out)

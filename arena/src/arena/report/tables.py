@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..sections import SECTIONS
 from ..stats import summarize
 from . import format as fmt
 from .view import ModeView, View, startup
@@ -62,6 +63,38 @@ def conformance_table(view: View) -> Table:
         else:
             table.rows.append([fmt.text(entry.name), str(v.passed), str(v.alt), str(v.failed)])
     return table
+
+
+SPEC_FROM_REPORT = "../../spec/SPEC.md"  # a report lives in results/<run-id>/
+
+
+def section_links() -> list[tuple[str, str]]:
+    """(section, link to its rules in SPEC.md) for the matrix's columns."""
+    return [(name, f"{SPEC_FROM_REPORT}#{anchor}") for name, anchor in SECTIONS.items()]
+
+
+def section_table(view: View) -> Table | None:
+    """Entry × spec section, each cell `pass · alt · fail`, and whether the core route holds
+    (GET / → 302 to a uniform k, all a peer must do). None when no entry recorded sections."""
+    verified = [e for e in view.run.entries if e.verify and e.verify.sections]
+    if not verified:
+        return None
+    extra = sorted({s for e in verified for s in e.verify.sections} - set(SECTIONS))
+    columns = list(SECTIONS) + extra
+    table = Table(["entry", "core route", *columns], [], numeric=set(range(2, 2 + len(columns))))
+    for entry in verified:
+        v = entry.verify
+        cells = [fmt.text(entry.name), {True: "yes", False: "no", None: "not recorded"}[v.core_route]]
+        for section in columns:
+            c = v.sections.get(section)
+            cells.append(f"{c['pass']} · {c['alt']} · {c['fail']}" if c else "–")
+        table.rows.append(cells)
+    return table
+
+
+def failing_cases(view: View) -> list[tuple[str, list[dict[str, str]]]]:
+    """(entry, its failed cases) for every entry with at least one."""
+    return [(e.name, e.verify.failures) for e in view.run.entries if e.verify and e.verify.failures]
 
 
 def entries_table(view: View) -> Table:
