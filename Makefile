@@ -16,11 +16,12 @@ deps:
 setup: $(VENV)/.installed
 
 # The conformance runner (spec/runner, package renard_conformance) with the arena: the arena imports it.
-$(VENV)/.installed: arena/pyproject.toml spec/runner/pyproject.toml deploy/requirements.txt
+$(VENV)/.installed: arena/pyproject.toml spec/runner/pyproject.toml servers/python/pyproject.toml deploy/requirements.txt
 	@scripts/deps test
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e './spec/runner[test]' -e './arena[test]'
+	$(VENV)/bin/pip install --quiet -e './servers/python[test]'
 	$(VENV)/bin/pip install --quiet -r deploy/requirements.txt
 	@touch $@
 
