@@ -153,7 +153,7 @@ impl<S: Socket> Conn<S> {
             Expiry::Close => Next::Close,
             Expiry::RequestTimeout => {
                 self.leftover = Vec::new();
-                self.progress = Progress::default();
+                self.progress.next_request();
                 response::write(&mut s.out, &Answer::refusal(Reject::Timeout), &svc.redirects, &s.date);
                 self.phase = Phase::Closing { linger: true };
                 self.flush(s)
@@ -281,7 +281,7 @@ impl<S: Socket> Conn<S> {
             }
             match request::parse_more(&input[at..], &mut self.progress) {
                 Parse::Complete(req) => {
-                    self.progress = Progress::default();
+                    self.progress.next_request();
                     answered = true;
                     at += req.head_len;
                     let answer = response::answer(&req, &svc.config, s.draining, &mut s.rng);
@@ -304,7 +304,7 @@ impl<S: Socket> Conn<S> {
                 }
                 Parse::Partial { empty_lines } => return (at + empty_lines, answered, false),
                 Parse::Error(reject) => {
-                    self.progress = Progress::default();
+                    self.progress.next_request();
                     response::write(&mut s.out, &Answer::refusal(reject), &svc.redirects, &s.date);
                     self.phase = Phase::Closing { linger: true };
                     return (input.len(), true, false);

@@ -195,6 +195,37 @@ pub struct Progress {
     fields_start: u32,
     field_lines: u32,
     facts: Facts,
+    /// Kept from request to request of a connection.
+    memo: HostMemo,
+}
+
+/// The last Host value found valid on this connection (up to 32 octets): a client sends
+/// the same Host with every request, and an equal value needs no second check (rule 7).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct HostMemo {
+    len: u8,
+    octets: [u8; 32],
+}
+
+impl HostMemo {
+    #[inline]
+    fn holds(&self, value: &[u8]) -> bool {
+        usize::from(self.len) == value.len() && self.octets[..value.len()] == *value
+    }
+
+    fn keep(&mut self, value: &[u8]) {
+        if value.len() <= self.octets.len() {
+            self.octets[..value.len()].copy_from_slice(value);
+            self.len = value.len() as u8;
+        }
+    }
+}
+
+impl Progress {
+    /// Ready for the connection's next request (what is kept across requests stays).
+    pub fn next_request(&mut self) {
+        *self = Progress { memo: self.memo, ..Progress::default() };
+    }
 }
 
 /// What the field lines said, for rules 7 and 8 and SPEC §7.1.
@@ -224,6 +255,7 @@ pub fn parse(input: &[u8]) -> Parse {
 /// with the same octets and more after them; after Complete or Error it starts the next
 /// request with a fresh [`Progress`]. Octets before `progress`'s position are not looked
 /// at again (but for a CR at the very end, which waits for its LF).
+#[inline]
 pub fn parse_more(input: &[u8], progress: &mut Progress) -> Parse {
     if progress.state != State::Start {
         return head(input, progress);
@@ -252,20 +284,25 @@ pub fn parse_more(input: &[u8], progress: &mut Progress) -> Parse {
 
 /// Rules 2–6 octet by octet from `p.pos`, then rules 7–9 at the empty line. `input`
 /// starts with the request line.
+#[inline(always)]
 fn head(input: &[u8], p: &mut Progress) -> Parse {
     use Reject::{BadRequest, FieldsTooLarge, UriTooLong, VersionNotSupported};
     let len = input.len();
     let mut pos = p.pos as usize;
+    // The state lives in a register while the pass runs; stored when input runs out.
+    let mut state = p.state;
+    // Rule 6: the last octet the field section may reach (set with `fields_start`).
+    let mut section_end = p.fields_start as usize + MAX_FIELD_SECTION;
     // The octets of the line end at `pos` (CR LF or LF), or out of the state loop when
     // the input ends after a CR (rule 2: a CR followed by anything else is 400).
     macro_rules! line_end {
-        () => {
+        ($partial:lifetime) => {
             match input[pos] {
                 b'\n' => 1,
                 _ => match input.get(pos + 1) {
                     Some(b'\n') => 2,
                     Some(_) => return Parse::Error(BadRequest),
-                    None => break,
+                    None => break $partial,
                 },
             }
         };
@@ -280,100 +317,100 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
     }
     macro_rules! within_field_section {
         () => {
-            if pos - p.fields_start as usize > MAX_FIELD_SECTION {
+            if pos > section_end {
                 return Parse::Error(FieldsTooLarge);
             }
         };
     }
-    // The state lives in a register while the pass runs; stored when input runs out.
-    let mut state = p.state;
-    loop {
-        match state {
-            State::Start => unreachable!("leading empty lines are parse_more's"),
-            State::Method => {
-                if pos == 0 && input.starts_with(b"GET ") {
-                    pos = 3; // the commonest method, recognised at once
-                }
-                while pos < len && is(input[pos], TCHAR) {
-                    pos += 1;
-                }
-                within_request_line!();
-                if pos == len {
-                    break;
-                }
-                if input[pos] != b' ' || pos == 0 {
-                    return Parse::Error(BadRequest);
-                }
-                p.method_end = pos as u32;
-                pos += 1;
-                state = State::Target;
+    // The states in the order a head goes through them, the field line's in a loop: each
+    // is entered from the one before, or first when the pass resumes there.
+    'partial: {
+        if state == State::Method {
+            if pos == 0 && input.starts_with(b"GET ") {
+                pos = 3; // the commonest method, recognised at once
             }
-            State::Target => {
-                while pos < len && is(input[pos], VCHAR) {
-                    pos += 1;
-                }
-                within_request_line!();
-                if pos == len {
-                    break;
-                }
-                if input[pos] != b' ' || pos == p.method_end as usize + 1 {
-                    return Parse::Error(BadRequest);
-                }
-                p.target_end = pos as u32;
+            while pos < len && is(input[pos], TCHAR) {
                 pos += 1;
-                state = State::Version;
             }
-            State::Version => {
-                // Rule 4: `HTTP/` DIGIT `.` DIGIT, checked octet by octet; `HTTP/1.1` or
-                // `HTTP/1.0` followed by a line end is recognised at once.
-                let start = p.target_end as usize + 1;
-                if pos == start
-                    && let Some(&[b'H', b'T', b'T', b'P', b'/', b'1', b'.', minor @ (b'0' | b'1'), b'\r' | b'\n']) =
-                        input.get(pos..pos + 9)
-                {
-                    pos += 8;
-                    within_request_line!();
-                    p.http10 = minor == b'0';
-                    pos += line_end!();
-                } else {
-                    while pos < len {
-                        let b = input[pos];
-                        let fits = match pos - start {
-                            i @ 0..=4 => b == b"HTTP/"[i],
-                            5 | 7 => b.is_ascii_digit(),
-                            6 => b == b'.',
-                            _ => false,
-                        };
-                        if !fits {
-                            break;
-                        }
-                        pos += 1;
-                    }
-                    within_request_line!();
-                    if pos == len {
+            within_request_line!();
+            if pos == len {
+                break 'partial;
+            }
+            if input[pos] != b' ' || pos == 0 {
+                return Parse::Error(BadRequest);
+            }
+            p.method_end = pos as u32;
+            pos += 1;
+            state = State::Target;
+        }
+        if state == State::Target {
+            while pos < len && is(input[pos], VCHAR) {
+                pos += 1;
+            }
+            within_request_line!();
+            if pos == len {
+                break 'partial;
+            }
+            if input[pos] != b' ' || pos == p.method_end as usize + 1 {
+                return Parse::Error(BadRequest);
+            }
+            p.target_end = pos as u32;
+            pos += 1;
+            state = State::Version;
+        }
+        if state == State::Version {
+            // Rule 4: `HTTP/` DIGIT `.` DIGIT, checked octet by octet; `HTTP/1.1` or
+            // `HTTP/1.0` followed by a line end is recognised at once.
+            let start = p.target_end as usize + 1;
+            if pos == start
+                && let Some(&[b'H', b'T', b'T', b'P', b'/', b'1', b'.', minor @ (b'0' | b'1'), b'\r' | b'\n']) =
+                    input.get(pos..pos + 9)
+            {
+                pos += 8;
+                within_request_line!();
+                p.http10 = minor == b'0';
+                pos += line_end!('partial);
+            } else {
+                while pos < len {
+                    let b = input[pos];
+                    let fits = match pos - start {
+                        i @ 0..=4 => b == b"HTTP/"[i],
+                        5 | 7 => b.is_ascii_digit(),
+                        6 => b == b'.',
+                        _ => false,
+                    };
+                    if !fits {
                         break;
                     }
-                    if pos - start != 8 || !matches!(input[pos], b'\r' | b'\n') {
-                        return Parse::Error(BadRequest);
-                    }
-                    let end = line_end!(); // rule 2 before rule 4
-                    p.http10 = match (input[start + 5], input[start + 7]) {
-                        (b'1', b'1') => false,
-                        (b'1', b'0') => true,
-                        _ => return Parse::Error(VersionNotSupported),
-                    };
-                    pos += end;
+                    pos += 1;
                 }
-                p.fields_start = pos as u32;
-                state = State::LineStart;
-            }
-            State::LineStart => {
+                within_request_line!();
                 if pos == len {
-                    break;
+                    break 'partial;
+                }
+                if pos - start != 8 || !matches!(input[pos], b'\r' | b'\n') {
+                    return Parse::Error(BadRequest);
+                }
+                let end = line_end!('partial); // rule 2 before rule 4
+                p.http10 = match (input[start + 5], input[start + 7]) {
+                    (b'1', b'1') => false,
+                    (b'1', b'0') => true,
+                    _ => return Parse::Error(VersionNotSupported),
+                };
+                pos += end;
+            }
+            p.fields_start = pos as u32;
+            section_end = pos + MAX_FIELD_SECTION;
+            state = State::LineStart;
+        }
+        loop {
+            if state == State::LineStart {
+                if pos == len {
+                    break 'partial;
                 }
                 match input[pos] {
                     b'\r' | b'\n' => {
-                        pos += line_end!();
+                        pos += line_end!('partial);
                         within_field_section!();
                         return complete(input, p, pos);
                     }
@@ -393,13 +430,13 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                     _ => return Parse::Error(BadRequest),
                 }
             }
-            State::Name => {
+            if state == State::Name {
                 while pos < len && is(input[pos], TCHAR) {
                     pos += 1;
                 }
                 within_field_section!();
                 if pos == len {
-                    break;
+                    break 'partial;
                 }
                 // Whitespace before the colon is 400 (rule 5), like any non-token octet.
                 if input[pos] != b':' {
@@ -409,27 +446,27 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                 pos += 1;
                 state = State::ValueStart;
             }
-            State::ValueStart => {
+            if state == State::ValueStart {
                 while pos < len && matches!(input[pos], b' ' | b'\t') {
                     pos += 1;
                 }
                 within_field_section!();
                 if pos == len {
-                    break;
+                    break 'partial;
                 }
                 p.value_start = pos as u32;
                 state = State::Value;
             }
-            State::Value => {
+            if state == State::Value {
                 pos = skip_field_value(input, pos);
                 within_field_section!();
                 if pos == len {
-                    break;
+                    break 'partial;
                 }
                 if !matches!(input[pos], b'\r' | b'\n') {
                     return Parse::Error(BadRequest); // a control octet or DEL (rule 5)
                 }
-                let end = line_end!();
+                let end = line_end!('partial);
                 p.field_lines += 1;
                 if p.field_lines > MAX_FIELD_LINES {
                     return Parse::Error(FieldsTooLarge);
@@ -501,7 +538,13 @@ fn note_field(p: &mut Progress, value: &[u8], value_end: usize) {
         Field::Other => {}
         Field::Host => {
             facts.host_lines = facts.host_lines.saturating_add(1);
-            facts.bad_host |= !is_valid_host(value);
+            if !p.memo.holds(value) {
+                if is_valid_host(value) {
+                    p.memo.keep(value);
+                } else {
+                    facts.bad_host = true;
+                }
+            }
         }
         Field::ContentLength => {
             facts.content_length_lines = facts.content_length_lines.saturating_add(1);
@@ -536,12 +579,11 @@ fn interpret(input: &[u8], p: &Progress) -> Result<Request, Reject> {
     if facts.bad_host || facts.host_lines > 1 || (!http10 && facts.host_lines == 0) {
         return Err(Reject::BadRequest);
     }
-    // Rule 8.
+    // Rule 8 (nothing to check in the commonest head, without framing fields).
     let lengths = facts.content_length_lines;
-    if lengths > 1 || (lengths == 1 && facts.content_length.is_none()) {
-        return Err(Reject::BadRequest);
-    }
     let chunked = match facts.transfer_encoding_lines {
+        0 if lengths == 0 => false,
+        _ if lengths > 1 || (lengths == 1 && facts.content_length.is_none()) => return Err(Reject::BadRequest),
         0 => false,
         _ if lengths > 0 || http10 || facts.transfer_encoding_lines > 1 => return Err(Reject::BadRequest),
         _ => {
@@ -553,7 +595,8 @@ fn interpret(input: &[u8], p: &Progress) -> Result<Request, Reject> {
     let content_length = facts.content_length.unwrap_or(0);
     // Rule 9.
     let method = &input[..p.method_end as usize];
-    let (path, query) = split_target(&input[p.method_end as usize + 1..p.target_end as usize])?;
+    let target = &input[p.method_end as usize + 1..p.target_end as usize];
+    let (path, query) = if target == b"/" { (target, None) } else { split_target(target)? };
     let readable = method == b"GET" || method == b"HEAD";
     let route = match path {
         b"/" if readable => Route::Redirect { seed: query.and_then(seed::seed_in_query) },

@@ -340,3 +340,20 @@ fn mutated_heads_never_panic() {
         }
     }
 }
+
+/// A Host value remembered from an earlier request of the connection passes unchecked
+/// only when it is the same octets; any other is checked as ever.
+#[test]
+fn remembered_host_admits_only_itself() {
+    let mut progress = Progress::default();
+    let mut next = |head: &[u8]| {
+        let outcome = parse_more(head, &mut progress);
+        progress.next_request();
+        outcome
+    };
+    assert!(matches!(next(b"GET / HTTP/1.1\r\nHost: a:80\r\n\r\n"), Parse::Complete(_)));
+    assert!(matches!(next(b"GET / HTTP/1.1\r\nHost: a:80\r\n\r\n"), Parse::Complete(_)));
+    assert_eq!(next(b"GET / HTTP/1.1\r\nHost: a:8x\r\n\r\n"), Parse::Error(Reject::BadRequest));
+    assert_eq!(next(b"GET / HTTP/1.1\r\nHost: a:80\r\nHost: a:80\r\n\r\n"), Parse::Error(Reject::BadRequest));
+    assert!(matches!(next(b"GET / HTTP/1.1\r\nHost: a:8\r\n\r\n"), Parse::Complete(_)));
+}
