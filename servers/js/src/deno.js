@@ -218,6 +218,7 @@ for (;;) {
     continue;
   }
   const transport = new DenoTransport(conn);
+  const atCap = hub.connections.size >= hub.config.maxConnections;
   const connection = hub.accept(transport);
   if (connection === null) {
     transport.closed = true;
@@ -231,4 +232,8 @@ for (;;) {
     // closed already: the read loop finds out
   }
   transport.readLoop();
+  // Deno releases the descriptor of a closed connection only once its pending read has
+  // settled: at the cap, let that happen before the next accept, so that the descriptors
+  // stay within the cap during a flood (SPEC §7.5).
+  if (atCap) await new Promise((resolve) => setTimeout(resolve, 0));
 }
