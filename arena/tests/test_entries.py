@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 from arena.build import build, needs_build
-from arena.entries import ManifestError, artifact_bytes, discover, load_manifest, render_config, render_run, select
+from arena.entries import (
+    ManifestError,
+    artifact_bytes,
+    discover,
+    load_manifest,
+    render_config,
+    render_run,
+    runtime_bytes,
+    select,
+)
 
 GOOD = """
 [[entry]]
@@ -49,7 +58,7 @@ def test_good_manifest_loads_every_key(tmp_path):
 
 def test_optional_keys_default_to_nothing_and_load_when_given(tmp_path):
     (plain,) = load_manifest(write(tmp_path / "plain", GOOD))
-    assert (plain.command, plain.test, plain.apt) == ("./out.bin", [], [])
+    assert (plain.command, plain.test, plain.apt, plain.runtime) == ("./out.bin", [], [], [])
     extra = GOOD.replace('version = "echo demo 1.0"', 'version = "v"\ntest = ["make check"]\napt = ["libfoo-dev"]')
     (e,) = load_manifest(write(tmp_path / "extra", extra))
     assert (e.test, e.apt) == (["make check"], ["libfoo-dev"])
@@ -189,3 +198,18 @@ def test_failing_build_reports_command_and_log_tail(tmp_path):
     result = build(e, tmp_path / "logs")
     assert not result.ok and result.failed_command == "echo oops-marker; exit 3"
     assert "oops-marker" in result.tail() and "exit status 3" in result.tail()
+
+
+def test_runtime_bytes_sum_what_the_entry_needs_beside_its_artifacts(tmp_path):
+    jre = tmp_path / "jre"
+    (jre / "lib").mkdir(parents=True)
+    (jre / "lib" / "modules").write_bytes(b"x" * 1000)
+    (jre / "java").write_bytes(b"x" * 24)
+    with_runtime = GOOD.replace('version = "echo demo 1.0"', f'version = "v"\nruntime = ["{jre}"]')
+    (e,) = load_manifest(write(tmp_path / "a", with_runtime))
+    assert runtime_bytes(e) == 1024
+    (static,) = load_manifest(write(tmp_path / "b", GOOD))
+    assert runtime_bytes(static) == 0
+    missing = GOOD.replace('version = "echo demo 1.0"', 'version = "v"\nruntime = ["/nonexistent/jre"]')
+    (gone,) = load_manifest(write(tmp_path / "c", missing))
+    assert runtime_bytes(gone) is None

@@ -146,7 +146,15 @@ def test_reference_without_samples_in_a_mode_shows_no_ratio_there(run):
 
 def test_null_artifact_renders_as_a_dash(run):
     run["entries"][0].update(artifact_bytes=None)
-    assert "| rust | – | 3.1 (2.9–3.4) |" in render_markdown(run)
+    assert "| rust | – | – | 3.1 (2.9–3.4) |" in render_markdown(run)
+
+
+def test_the_runtime_is_its_own_column_so_no_row_hides_it(run):
+    run["entries"][0].update(runtime_bytes=0)  # a static binary needs nothing beside it
+    run["entries"][2].update(runtime_bytes=180_000_000)  # java-seed needs a JRE
+    md = render_markdown(run)
+    assert "| rust | 612 kB | none | 3.1 (2.9–3.4) |" in md
+    assert "| java-seed | 8.5 kB | 180.0 MB |" in md
 
 
 # capped modes, efficiency and the floor (issue 8)
@@ -299,7 +307,7 @@ def test_markdown_has_one_ranked_table_per_mode(run):
         "| 2 | nginx-lua | Lua (nginx) | peer | 137,000 (130,000–140,000) | reference |",
         "| 2 | rust | Rust | ours | 30,000 (28,000–33,000) | 0.97× (0.88–1.22) not significant |",
         "| – | zig | Zig | ours | unavailable: requires `zig` on PATH |",
-        "| rust | 612 kB | 3.1 (2.9–3.4) | 2.0 MB (1.9 MB–2.0 MB) | 1.6 MB (1.5 MB–1.6 MB) |",
+        "| rust | 612 kB | – | 3.1 (2.9–3.4) | 2.0 MB (1.9 MB–2.0 MB) | 1.6 MB (1.5 MB–1.6 MB) |",
         "| java-seed | 60 | 8 | 2 |",
         "| zig | not verified |  |  |",
     ],

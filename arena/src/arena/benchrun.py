@@ -10,7 +10,7 @@ from . import results
 from .bench import Plan, WrkError, measure_sample, measure_startup, scripts_for
 from .build import needs_build
 from .cgroup import CapError, probe
-from .entries import Entry, artifact_bytes
+from .entries import Entry, artifact_bytes, runtime_bytes
 from .machine import describe, first_line
 from .model import Config, EntryRecord, Failure, Machine, Run, Verdicts, mode
 from .process import StartError
@@ -74,6 +74,7 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     for e in live:
         records[e.name].version = first_line([e.version], cwd=e.folder, shell=True)
         records[e.name].artifact_bytes = artifact_bytes(e)
+        records[e.name].runtime_bytes = runtime_bytes(e)
 
     if verify:
         try:

@@ -41,6 +41,7 @@ SCHEMA: dict[str, tuple[bool, tuple]] = {
     "command": (False, _STR),
     "test": (False, _STR_LIST),
     "apt": (False, _STR_LIST),
+    "runtime": (False, _STR_LIST),
 }
 
 
@@ -70,6 +71,7 @@ class Entry:
     command: str | None = None  # the program alone, taking every flag of SPEC §1 (cwd = folder)
     test: list[str] = field(default_factory=list)  # the entry's own tests: shell commands, cwd = folder
     apt: list[str] = field(default_factory=list)  # Debian packages its build, run and tests need
+    runtime: list[str] = field(default_factory=list)  # what must be installed to run it beside the artifacts
     missing: list[str] = field(default_factory=list)  # required executables not on PATH
 
     @property
@@ -160,6 +162,7 @@ def load_manifest(path: Path) -> list[Entry]:
                 command=t.get("command"),
                 test=t.get("test", []),
                 apt=t.get("apt", []),
+                runtime=t.get("runtime", []),
                 folder=path.parent,
                 manifest=path,
                 missing=[exe for exe in t["requires"] if shutil.which(exe) is None],
@@ -215,8 +218,18 @@ def artifact_paths(entry: Entry) -> list[Path]:
 
 def artifact_bytes(entry: Entry) -> int | None:
     """Total size of the artifacts in bytes (directories summed recursively); None if one is missing."""
+    return _bytes_of(artifact_paths(entry))
+
+
+def runtime_bytes(entry: Entry) -> int | None:
+    """Total size of what the entry needs installed to run (a JRE, an interpreter, nginx…):
+    0 for a self-contained artifact; None if a runtime path is missing."""
+    return _bytes_of([entry.folder / r for r in entry.runtime])
+
+
+def _bytes_of(paths: list[Path]) -> int | None:
     total = 0
-    for path in artifact_paths(entry):
+    for path in paths:
         if path.is_file():
             total += path.stat().st_size
         elif path.is_dir():

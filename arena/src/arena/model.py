@@ -176,6 +176,8 @@ def validate(doc: object) -> dict:
     _check(doc, RUN_SCHEMA, "")
     names = {e["name"] for e in doc["entries"]}
     for i, e in enumerate(doc["entries"]):
+        if "runtime_bytes" in e:
+            _check(e["runtime_bytes"], (int, type(None)), f"entries[{i}].runtime_bytes")
         if e["verify"] is not None:
             _check(e["verify"], VERIFY_SCHEMA, f"entries[{i}].verify")
             for key, spec in VERIFY_OPTIONAL.items():
@@ -344,6 +346,7 @@ class EntryRecord:
     description: str | None = None
     version: str | None = None
     artifact_bytes: int | None = None
+    runtime_bytes: int | None = None  # what it needs installed beside (added to schema 1 later)
     startup_ms: list[float] = field(default_factory=list)
     verify: Verdicts | None = None  # None: not verified
 
@@ -367,12 +370,13 @@ class EntryRecord:
             description=d.get("description"),
             version=d["version"],
             artifact_bytes=d["artifact_bytes"],
+            runtime_bytes=d.get("runtime_bytes"),
             startup_ms=list(d["startup_ms"]),
             verify=None if v is None else Verdicts.load(v),
         )
 
     def to_json(self) -> dict:
-        return {
+        d = {
             "name": self.name,
             "language": self.language,
             "kind": self.kind,
@@ -384,6 +388,9 @@ class EntryRecord:
             "startup_ms": list(self.startup_ms),
             "verify": self.verify and self.verify.to_json(),
         }
+        if self.runtime_bytes is not None:
+            d["runtime_bytes"] = self.runtime_bytes
+        return d
 
 
 @dataclass

@@ -34,13 +34,21 @@ def mode_table(view: View, mv: ModeView) -> Table:
 def footprint_table(view: View) -> Table:
     """Size on disk, startup and memory per entry; memory over all samples of all modes."""
     table = Table(
-        ["entry", "artifact size", "startup ms median (min–max)", "peak RSS median (min–max)", "PSS median (min–max)"],
+        [
+            "entry",
+            "own artifact",
+            "runtime",
+            "startup ms median (min–max)",
+            "peak RSS median (min–max)",
+            "PSS median (min–max)",
+        ],
         [],
-        numeric={1, 2, 3, 4},
+        numeric={1, 2, 3, 4, 5},
     )
     for entry in view.run.entries:
         mine = view.series_of(entry.name)
-        cells = [fmt.text(entry.name), fmt.size(entry.artifact_bytes), fmt.spread(startup(entry), fmt.ms)]
+        cells = [fmt.text(entry.name), fmt.size(entry.artifact_bytes), _runtime(entry.runtime_bytes)]
+        cells.append(fmt.spread(startup(entry), fmt.ms))
         for metric in ("peak_rss_bytes", "pss_bytes"):
             values = [v for series in mine for v in series[metric]]
             cells.append(fmt.spread(summarize(values) if values else None, fmt.size))
@@ -49,6 +57,11 @@ def footprint_table(view: View) -> Table:
             cells[1] = "unavailable: " + fmt.text(entry.reason)
         table.rows.append(cells)
     return table
+
+
+def _runtime(size: int | None) -> str:
+    """A runtime's size: "none" for a self-contained artifact, "–" for a run that did not record it."""
+    return "–" if size is None else "none" if size == 0 else fmt.size(size)
 
 
 def conformance_table(view: View) -> Table:
