@@ -112,7 +112,7 @@ func parseConfig(args []string, getenv func(string) string, cpus int) (config, c
 		}
 	}
 	c.listen = netip.MustParseAddrPort("127.0.0.1:8080")
-	c.count, c.location, c.threads = 21, []byte("https://avatar.example.org/Renard-{n}.png"), min(max(cpus, 1), 1024)
+	c.count, c.location, c.threads = 21, []byte("https://avatar.example.org/Renard-{n}.png"), clamp(cpus, 1, 1024)
 	c.headerTimeout, c.idleTimeout, c.maxConnections, c.drainTimeout = 10*time.Second, 60*time.Second, 10000, time.Second
 	read(0, func(v string) (e error) { c.listen, e = parseListen(v); return })
 	read(1, func(v string) error { n, e := parseInteger(v, 1000000); c.count = uint32(n); return e })
@@ -123,6 +123,17 @@ func parseConfig(args []string, getenv func(string) string, cpus int) (config, c
 	read(6, func(v string) (e error) { c.maxConnections, e = parseInteger(v, 1000000); return })
 	read(7, func(v string) (e error) { c.drainTimeout, e = parseSeconds(v, true); return })
 	return c, commandServe, err
+}
+
+// clamp is n within [lo, hi].
+func clamp(n, lo, hi int) int {
+	if n < lo {
+		return lo
+	}
+	if n > hi {
+		return hi
+	}
+	return n
 }
 
 // parseListen reads a numeric A.B.C.D:PORT or [IPv6]:PORT (no zone, no host name).
@@ -171,7 +182,7 @@ func parseSeconds(v string, zeroAllowed bool) (time.Duration, error) {
 	for i := 0; i < len(whole); i++ {
 		secs = secs*10 + int64(whole[i]-'0')
 	}
-	for i := range 9 {
+	for i := 0; i < 9; i++ {
 		nanos *= 10
 		if i < len(fraction) {
 			nanos += int64(fraction[i] - '0')

@@ -6,7 +6,6 @@ package main
 
 import (
 	"errors"
-	"math/rand/v2"
 	"net"
 	"os"
 	"sync"
@@ -170,7 +169,10 @@ func (c *conn) answer(length int, now time.Time) {
 	at, answered := 0, false
 	for c.phase == phaseOpen {
 		if c.bodyLeft > 0 {
-			skip := min(c.bodyLeft, uint64(len(input)-at))
+			skip := uint64(len(input) - at)
+			if c.bodyLeft < skip {
+				skip = c.bodyLeft
+			}
 			c.bodyLeft -= skip
 			at += int(skip)
 		}
@@ -212,7 +214,7 @@ func (c *conn) answer(length int, now time.Time) {
 			if req.seeded {
 				a.k = kForHash(req.seedHash, c.s.cfg.count)
 			} else {
-				a.k = uint32(rand.Uint64()%uint64(c.s.cfg.count)) + 1
+				a.k = uint32(randomUint64()%uint64(c.s.cfg.count)) + 1
 			}
 		}
 		out = appendResponse(out, a, req.headMethod, persist, c.s.redirects, date)

@@ -1,3 +1,3 @@
 module renard
 
-go 1.24
+go 1.19

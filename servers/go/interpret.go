@@ -261,7 +261,7 @@ func equalFold(s []byte, word string) bool {
 	if len(s) != len(word) {
 		return false
 	}
-	for i := range len(s) {
+	for i := 0; i < len(s); i++ {
 		b := s[i]
 		if b >= 'A' && b <= 'Z' {
 			b += 'a' - 'A'

@@ -88,7 +88,10 @@ func parse(input []byte) parsed {
 		}
 		return parsed{outcome: needMore, emptyLines: start}
 	case shapeOversized:
-		head := buf[:min(len(buf), maxHeadChecked)]
+		head := buf
+		if len(head) > maxHeadChecked {
+			head = head[:maxHeadChecked]
+		}
 		if r := checkSyntax(head); r != rejectNone {
 			return parsed{outcome: refused, reject: r}
 		}

@@ -39,7 +39,7 @@ func newRedirects(template []byte, count uint32) *redirects {
 	perK := len(redirectStart) + len(template) + 2*7
 	if count <= prerenderMaxCount && perK*int(count) <= prerenderMaxBytes {
 		r.heads = make([][]byte, count)
-		for k := range count {
+		for k := uint32(0); k < count; k++ {
 			r.heads[k] = r.render(nil, k+1)
 		}
 	}

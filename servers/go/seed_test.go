@@ -89,3 +89,21 @@ func TestSharedSeedVectors(t *testing.T) {
 	}
 	t.Logf("%d vectors", len(file.Vectors))
 }
+
+// TestRandomDrawsAreUniform: 21 000 draws mod 21, chi-square below the 0.999 quantile
+// for 20 degrees of freedom (45.3); a broken generator lands far above.
+func TestRandomDrawsAreUniform(t *testing.T) {
+	const n, draws = 21, 21000
+	var counts [n]int
+	for i := 0; i < draws; i++ {
+		counts[randomUint64()%n]++
+	}
+	chi2 := 0.0
+	for _, c := range counts {
+		d := float64(c) - draws/n
+		chi2 += d * d / (draws / n)
+	}
+	if chi2 > 45.3 {
+		t.Fatalf("chi-square %.1f over %v", chi2, counts)
+	}
+}

@@ -52,7 +52,9 @@ func (s *server) serve() {
 			// Out of descriptors, or a connection reset before it was accepted: wait a
 			// little (at most 100 ms) rather than spin.
 			time.Sleep(backoff)
-			backoff = min(2*backoff, 100*time.Millisecond)
+			if backoff *= 2; backoff > 100*time.Millisecond {
+				backoff = 100 * time.Millisecond
+			}
 			continue
 		}
 		backoff = time.Millisecond
@@ -91,7 +93,7 @@ var evictionRank = [...]int{stateLingering: 0, statePartial: 1, stateIdle: 2}
 // evictLocked picks the connection least likely to be a real client (SPEC §7.5.1),
 // marks it closed and removes it; nil when every connection is busy. s.mu is held.
 func (s *server) evictLocked() *conn {
-	for range 3 { // a candidate may change state under us; then look again
+	for try := 0; try < 3; try++ { // a candidate may change state under us; then look again
 		var best *conn
 		var bestState int32
 		var bestSince int64
@@ -175,7 +177,11 @@ func (s *server) release(c *conn) {
 // connection may still be answered (with Connection: close) until the window ends.
 // It returns the end of the window.
 func (s *server) drain() time.Time {
-	end := time.Now().Add(min(s.cfg.drainTimeout, s.cfg.headerTimeout))
+	window := s.cfg.drainTimeout
+	if s.cfg.headerTimeout < window {
+		window = s.cfg.headerTimeout
+	}
+	end := time.Now().Add(window)
 	s.drainEnd.Store(s.nanos(end))
 	s.draining.Store(true)
 	s.listener.Close()

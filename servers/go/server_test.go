@@ -116,7 +116,7 @@ func (vc vectorCase) octets() ([]string, bool) {
 			}
 			current.Write(b)
 		case seg.Repeat != nil:
-			for range seg.Times {
+			for n := 0; n < seg.Times; n++ {
 				for _, r := range *seg.Repeat {
 					current.WriteByte(byte(r))
 				}
@@ -156,6 +156,7 @@ func TestVectorsOverTheWire(t *testing.T) {
 				continue
 			}
 			replayed++
+			vc, writes := vc, writes // each parallel subtest its own case
 			t.Run(vc.Name, func(t *testing.T) { replay(t, addr, vc, writes) })
 		}
 	}
@@ -175,7 +176,7 @@ func replay(t *testing.T, addr string, vc vectorCase, writes []string) {
 	r := bufio.NewReader(c)
 	var expected []int // indices into vc.Responses, "times" expanded
 	for i, want := range vc.Responses {
-		for range max(want.Times, 1) {
+		for n := 0; n == 0 || n < want.Times; n++ {
 			expected = append(expected, i)
 		}
 	}
@@ -251,7 +252,7 @@ func TestNetHTTPClientReusesOneConnection(t *testing.T) {
 			return (&net.Dialer{}).DialContext(ctx, network, a)
 		}},
 	}
-	for range 3 {
+	for n := 0; n < 3; n++ {
 		resp, err := client.Get("http://" + addr + "/?seed=renard")
 		if err != nil {
 			t.Fatal(err)

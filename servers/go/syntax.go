@@ -18,7 +18,7 @@ const tchars = "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm
 
 // octets is the table of the octets for which member is true.
 func octets(member func(b int) bool) (set [256]bool) {
-	for b := range 256 {
+	for b := 0; b < 256; b++ {
 		set[b] = member(b)
 	}
 	return set
