@@ -193,8 +193,7 @@ enum command config_parse(int argc, char *const *argv, const char *(*getvar)(con
         int f = 0;
         while (f < FLAGS && !(strlen(FLAG_NAMES[f][0]) == name_len && strncmp(FLAG_NAMES[f][0], arg, name_len) == 0)) f++;
         if (f == FLAGS) {
-            quoted(arg, q, sizeof q);
-            /* The name as given, printable: quote it only when it is not. */
+            /* The name as given, control octets shown as '?': still one line. */
             snprintf(error, size, "renard: %.*s: unknown flag (see --help)", (int)(name_len > 100 ? 100 : name_len), arg);
             for (char *p = error; *p; p++)
                 if ((unsigned char)*p < 0x20 || (unsigned char)*p == 0x7f) *p = '?';
