@@ -76,8 +76,12 @@ class BunTransport {
     if (this.unsent.length === 0) this.afterSent();
   }
 
+  /** Close now, like close(2): a FIN, or a reset when input is left unread. (Bun's
+   * terminate() always resets, which can reach a client before its connect returns.) */
   destroy() {
-    this.socket.terminate();
+    this.unsent = "";
+    this.then = 0;
+    this.socket.end();
   }
 
   pause() {
@@ -101,7 +105,7 @@ try {
         const transport = new BunTransport(socket);
         const connection = hub.accept(transport);
         if (connection === null) {
-          socket.terminate();
+          socket.end();
           return;
         }
         transport.connection = connection;
