@@ -301,9 +301,9 @@ def test_markdown_has_one_ranked_table_per_mode(run):
     "line",
     [
         "| 1 | rust | Rust | ours | 150,000 (148,000–152,000) | 1.09× (1.06–1.17) | – | 476,190 | 2.10 (2.00–2.20) "
-        "| 310 / 920 | 1.9 MB | 1.5 MB | 1 of 3 | requests/s, client-bound in 1 of 3 (wrk's limit) |",
+        "| – | 310 / 920 | 1.9 MB | 1.5 MB | 1 of 3 | requests/s, client-bound in 1 of 3 (wrk's limit) |",
         "| 1 | rust | Rust | ours | 1,700,000 (1,650,000–1,750,000) | 12.23× (11.70–12.96) | – | 2,222,222 "
-        "| 0.45 (0.44–0.47) | – / – |",
+        "| 0.45 (0.44–0.47) | – | – / – |",
         "| 2 | nginx-lua | Lua (nginx) | peer | 137,000 (130,000–140,000) | reference |",
         "| 2 | rust | Rust | ours | 30,000 (28,000–33,000) | 0.97× (0.88–1.22) not significant |",
         "| – | zig | Zig | ours | unavailable: requires `zig` on PATH |",

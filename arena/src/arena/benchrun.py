@@ -6,7 +6,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from . import results
+from . import instructions, results
 from .bench import Plan, WrkError, measure_sample, measure_startup, scripts_for
 from .build import needs_build
 from .cgroup import CapError, probe
@@ -43,6 +43,30 @@ def with_cap_or_without(cfg: Config) -> Config:
         highlight=False,
     )
     return replace(cfg, modes=tuple(m for m in cfg.modes if not mode(m).capped), cpu_quota=None, cap_problem=problem)
+
+
+def count_instructions(live: list[Entry], records: dict[str, EntryRecord], cfg: Config, run_dir: Path) -> None:
+    """Instructions per request of every native entry under callgrind (instructions.py); the
+    annotated top functions go to run_dir/profiles/. A count that fails is said and skipped."""
+    native = [e for e in live if e.native]
+    if not native:
+        return
+    problem = instructions.available()
+    if problem:
+        console.print(f"[yellow]instructions per request not counted: {problem}[/]", highlight=False)
+        return
+    requests = instructions.QUICK_REQUESTS if cfg.quick else instructions.DEFAULT_REQUESTS
+    with bar() as p:
+        task = p.add_task("instructions per request (callgrind)", total=len(native) * len(instructions.PER_WRITE))
+        for e in native:
+            for mode_name in instructions.PER_WRITE:
+                try:
+                    counted = instructions.count(e, mode_name, requests, keep=run_dir / "profiles")
+                    counted.annotation = f"profiles/{counted.annotation}"
+                    records[e.name].instructions.append(counted)
+                except (StartError, instructions.CountError, OSError) as err:
+                    p.console.print(f"[red]{e.name} {mode_name} callgrind[/]: {str(err).splitlines()[0]}")
+                p.advance(task)
 
 
 def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, verify: bool = True) -> Path:
@@ -133,6 +157,8 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
                 p.advance(task)
     finally:
         shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+
+    count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
 
     run = Run(
         run_id=run_dir.name,

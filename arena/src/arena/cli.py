@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from . import instructions
 from .benchrun import run_bench
 from .build import needs_build
 from .entries import Entry, ManifestError, discover, select
@@ -347,6 +348,53 @@ def bench_cmd(
         ctx.obj["repo"], chosen, cfg, verify=not no_verify, results_dir=results_dir or ctx.obj["repo"] / "results"
     )
     publish(run_dir, reference)
+
+
+@cli.command("instructions")
+@click.argument("entries", nargs=-1)
+@click.option(
+    "--requests",
+    type=click.IntRange(16, 1_000_000),
+    default=instructions.DEFAULT_REQUESTS,
+    show_default=True,
+    help="N: the two runs serve N and 10 N requests.",
+)
+@click.option("--profiles", type=click.Path(file_okay=False, path_type=Path), help="Save the top functions here.")
+@click.pass_context
+def instructions_cmd(ctx, entries, requests, profiles):
+    """Count the instructions per request of the native entries under callgrind (issue 17)."""
+    problem = instructions.available()
+    if problem:
+        raise Failure(f"instructions cannot be counted here: {problem}")
+    chosen = [e for e in load_entries(ctx, entries) if e.native or e.name in entries]
+    log_dir = ctx.obj["repo"] / "results" / "logs"
+    counts: dict[str, dict[str, float]] = {}
+    failed = False
+    for entry in chosen:
+        why = entry.reason or ensure_built(entry, log_dir)
+        if why:
+            err_console.print(f"[yellow]{entry.name}[/]: {why}")
+            failed = True
+            continue
+        for mode_name in instructions.PER_WRITE:
+            with spinner() as p:
+                p.add_task(f"callgrind {entry.name} {mode_name}: {requests} and {10 * requests} requests", total=None)
+                try:
+                    c = instructions.count(entry, mode_name, requests, keep=profiles)
+                except (StartError, instructions.CountError) as err:
+                    err_console.print(f"[red]{entry.name} {mode_name}[/]: {str(err).splitlines()[0]}")
+                    failed = True
+                    continue
+            counts.setdefault(entry.name, {})[mode_name] = c.per_request
+            where = f" (profile {profiles / c.annotation})" if profiles else ""
+            console.print(f"{entry.name} {mode_name}: {c.per_request:,.0f} instructions per request{where}")
+    floor = next((counts[e.name] for e in chosen if e.kind == "floor" and e.name in counts), None)
+    if floor:
+        for name, mine in counts.items():
+            ratios = ", ".join(f"{m} {v / floor[m]:.2f}×" for m, v in mine.items() if floor.get(m))
+            console.print(f"{name} of floor: {ratios}")
+    if failed:
+        raise Failure("some entries could not be counted (above)")
 
 
 def publish(run_dir: Path, reference: str | None = None) -> None:

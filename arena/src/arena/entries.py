@@ -42,6 +42,7 @@ SCHEMA: dict[str, tuple[bool, tuple]] = {
     "test": (False, _STR_LIST),
     "apt": (False, _STR_LIST),
     "runtime": (False, _STR_LIST),
+    "native": (False, (lambda v: isinstance(v, bool), "true or false")),
 }
 
 
@@ -72,6 +73,7 @@ class Entry:
     test: list[str] = field(default_factory=list)  # the entry's own tests: shell commands, cwd = folder
     apt: list[str] = field(default_factory=list)  # Debian packages its build, run and tests need
     runtime: list[str] = field(default_factory=list)  # what must be installed to run it beside the artifacts
+    native: bool = False  # machine code: its instructions per request are counted under callgrind
     missing: list[str] = field(default_factory=list)  # required executables not on PATH
 
     @property
@@ -163,6 +165,7 @@ def load_manifest(path: Path) -> list[Entry]:
                 test=t.get("test", []),
                 apt=t.get("apt", []),
                 runtime=t.get("runtime", []),
+                native=t.get("native", False),
                 folder=path.parent,
                 manifest=path,
                 missing=[exe for exe in t["requires"] if shutil.which(exe) is None],

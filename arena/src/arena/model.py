@@ -131,6 +131,7 @@ RUN_SCHEMA = {
     "entries": [ENTRY_SCHEMA],
     "samples": [SAMPLE_SCHEMA],
 }
+INSTRUCTIONS_SCHEMA = {"mode": str, "requests": int, "per_request": NUM, "ir_small": int, "ir_large": int}
 VERIFY_SCHEMA = {"pass": int, "alt": int, "fail": int}
 VERIFY_OPTIONAL = {  # added to schema 1 later: checked when present
     "sections": dict,
@@ -178,6 +179,8 @@ def validate(doc: object) -> dict:
     for i, e in enumerate(doc["entries"]):
         if "runtime_bytes" in e:
             _check(e["runtime_bytes"], (int, type(None)), f"entries[{i}].runtime_bytes")
+        if "instructions" in e:
+            _check(e["instructions"], [INSTRUCTIONS_SCHEMA], f"entries[{i}].instructions")
         if e["verify"] is not None:
             _check(e["verify"], VERIFY_SCHEMA, f"entries[{i}].verify")
             for key, spec in VERIFY_OPTIONAL.items():
@@ -335,6 +338,29 @@ class Verdicts:
 
 
 @dataclass
+class InstructionCount:
+    """User-space instructions per request of a native entry in one mode, counted by callgrind
+    (instructions.py): (ir_large - ir_small) / (9 × requests). Added to schema 1 later."""
+
+    mode: str
+    requests: int  # N: the small run served N requests, the large one 10 N
+    per_request: float
+    ir_small: int  # callgrind's total Ir of the N run
+    ir_large: int  # and of the 10 N run
+    annotation: str | None = None  # callgrind_annotate's top functions, a file beside run.json
+
+    @classmethod
+    def load(cls, d: dict) -> InstructionCount:
+        return cls(d["mode"], d["requests"], d["per_request"], d["ir_small"], d["ir_large"], d.get("annotation"))
+
+    def to_json(self) -> dict:
+        d = {k: getattr(self, k) for k in INSTRUCTIONS_SCHEMA}
+        if self.annotation is not None:
+            d["annotation"] = self.annotation
+        return d
+
+
+@dataclass
 class EntryRecord:
     """What the run knows of one entry: identity, availability and the per-entry figures."""
 
@@ -349,6 +375,7 @@ class EntryRecord:
     runtime_bytes: int | None = None  # what it needs installed beside (added to schema 1 later)
     startup_ms: list[float] = field(default_factory=list)
     verify: Verdicts | None = None  # None: not verified
+    instructions: list[InstructionCount] = field(default_factory=list)  # native entries; empty: not counted
 
     @property
     def is_floor(self) -> bool:
@@ -373,6 +400,7 @@ class EntryRecord:
             runtime_bytes=d.get("runtime_bytes"),
             startup_ms=list(d["startup_ms"]),
             verify=None if v is None else Verdicts.load(v),
+            instructions=[InstructionCount.load(c) for c in d.get("instructions", [])],
         )
 
     def to_json(self) -> dict:
@@ -390,6 +418,8 @@ class EntryRecord:
         }
         if self.runtime_bytes is not None:
             d["runtime_bytes"] = self.runtime_bytes
+        if self.instructions:
+            d["instructions"] = [c.to_json() for c in self.instructions]
         return d
 
 

@@ -29,6 +29,7 @@ class Launch:
     location: str = "https://avatar.example.org/Renard-{n}.png"
     threads: int = 1
     cpus: str | None = None  # taskset list, e.g. "0"; None: not pinned
+    wrapper: tuple[str, ...] = ()  # a program the entry runs under, e.g. valgrind and its flags
 
 
 class Server:
@@ -114,7 +115,7 @@ def start(entry: Entry, launch: Launch, echo=None, inherit_stdout: bool = False)
         config = tmp / Path(entry.config).name.removesuffix(".in")
         values["config"] = str(config)
         config.write_text(render_config(entry, values))
-    argv = render_run(entry, values)
+    argv = [*launch.wrapper, *render_run(entry, values)]
     if launch.cpus is not None:
         argv = ["taskset", "-c", launch.cpus] + argv
     process = ServerProcess(

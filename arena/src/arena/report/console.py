@@ -18,6 +18,7 @@ SHOWN = (
     "of floor",
     "requests per CPU-s",
     "CPU µs/req median (min–max)",
+    "instructions/req (of floor)",
     "client-bound reps",
     "rank rests on",
 )

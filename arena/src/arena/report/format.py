@@ -81,6 +81,14 @@ def floor_cell(row: Row) -> str:
     return NONE if row.of_floor is None else f"{row.of_floor:.2f}×"
 
 
+def instructions_cell(row: Row) -> str:
+    """Instructions per request and the ratio to the floor's: 690 (1.32× floor)."""
+    if row.instructions is None:
+        return NONE
+    of_floor = "" if row.instructions_of_floor is None or row.entry.is_floor else f" ({row.instructions_of_floor:.2f}×)"
+    return f"{row.instructions.per_request:,.0f}{of_floor}"
+
+
 # The columns of a ranked row, in order: (heading, right-aligned, cell). A heading with
 # {reference} is formatted with the reference's name.
 COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
@@ -93,6 +101,7 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
     ("of floor", True, floor_cell),
     ("requests per CPU-s", True, lambda r: count(r.median("efficiency"))),
     ("CPU µs/req median (min–max)", True, lambda r: spread(r.summary("cpu_us_per_req"), us)),
+    ("instructions/req (of floor)", True, instructions_cell),
     (
         "latency p50 / p99 µs",
         True,

@@ -7,11 +7,14 @@ import html
 
 from . import svg
 from .tables import (
+    INSTRUCTIONS_WORDS,
     Table,
     conformance_table,
     entries_table,
     failing_cases,
     footprint_table,
+    instruction_profiles,
+    instructions_table,
     machine_lines,
     method_lines,
     mode_table,
@@ -80,6 +83,11 @@ def render(view: View) -> str:
         if mv.mode.timed:
             parts.append(svg.latency_chart(mv))
     parts += ["<h2>CPU cost</h2>", svg.efficiency_chart(view), svg.cpu_chart(view)]
+    counts = instructions_table(view)
+    if counts is not None:
+        parts += ["<h2>Instructions per request</h2>", f"<p>{e(INSTRUCTIONS_WORDS)}</p>", table(counts)]
+        links = ", ".join(f'<a href="{e(href)}">{e(label)}</a>' for label, href in instruction_profiles(view))
+        parts += [f"<p>Top functions (callgrind_annotate): {links}.</p>"] if links else []
     parts += ["<h2>Footprint</h2>", table(footprint_table(view)), svg.rss_chart(view)]
     parts += ["<h2>Conformance</h2>", table(conformance_table(view))]
     matrix = section_table(view)

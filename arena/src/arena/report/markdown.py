@@ -5,11 +5,14 @@ from __future__ import annotations
 import html
 
 from .tables import (
+    INSTRUCTIONS_WORDS,
     Table,
     conformance_table,
     entries_table,
     failing_cases,
     footprint_table,
+    instruction_profiles,
+    instructions_table,
     machine_lines,
     method_lines,
     mode_table,
@@ -54,6 +57,11 @@ def render(view: View) -> str:
         if mv.reference_problem:
             out += [f"Note: {_cell(mv.reference_problem)}.", ""]
         out.append(table(mode_table(view, mv)))
+    counts = instructions_table(view)
+    if counts is not None:
+        out += ["", "## Instructions per request", "", _cell(INSTRUCTIONS_WORDS), "", table(counts)]
+        links = ", ".join(f"[{_cell(label)}]({href})" for label, href in instruction_profiles(view))
+        out += ["", f"Top functions (callgrind_annotate): {links}."] if links else []
     out += ["", "## Footprint", "", table(footprint_table(view))]
     out += ["", "## Conformance", "", table(conformance_table(view))]
     out += _sections(view)

@@ -171,3 +171,38 @@ def method_lines(view: View) -> list[str]:
 
 
 FLOOR = "answers every request with one pre-rendered 302 without parsing it: it is not a conforming server"
+
+
+def instructions_table(view: View) -> Table | None:
+    """User-space instructions per request of the native entries (callgrind), with each one's
+    ratio to the floor's count in the same mode; None when no entry was counted."""
+    counted = [e for e in view.run.entries if e.instructions]
+    if not counted:
+        return None
+    modes = list(dict.fromkeys(c.mode for e in counted for c in e.instructions))
+    floor = {c.mode: c.per_request for c in view.run.floor.instructions} if view.run.floor else {}
+    headers = ["entry"] + [h for m in modes for h in (f"{m} instructions/req", f"{m} of floor")]
+    table = Table(headers, [], numeric=set(range(1, len(headers))))
+    for entry in counted:
+        mine = {c.mode: c.per_request for c in entry.instructions}
+        cells = [fmt.text(entry.name)]
+        for m in modes:
+            value, base = mine.get(m), floor.get(m)
+            cells.append(fmt.NONE if value is None else f"{value:,.0f}")
+            cells.append(fmt.NONE if value is None or not base else f"{value / base:.2f}×")
+        table.rows.append(cells)
+    return table
+
+
+def instruction_profiles(view: View) -> list[tuple[str, str]]:
+    """(label, path relative to the run directory) of each saved callgrind_annotate profile."""
+    return [(f"{e.name} {c.mode}", c.annotation) for e in view.run.entries for c in e.instructions if c.annotation]
+
+
+INSTRUCTIONS_WORDS = (
+    "User-space instructions per request counted by callgrind (valgrind), the entry on one thread, "
+    "the arena's own client on one connection sending GET / HTTP/1.1 with Host: one request per "
+    "round trip (keepalive) or 16 per write (pipeline16); start-up excluded as (Ir(10 N) − Ir(N)) ÷ 9 N. "
+    "Deterministic to a fraction of a percent where seconds move by tens of percent; "
+    "system calls and the kernel's work are not counted."
+)

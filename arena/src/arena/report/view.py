@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import CAP_DISTORTION, EntryRecord, Mode, Run
+from ..model import CAP_DISTORTION, EntryRecord, InstructionCount, Mode, Run
 from ..stats import Ratio, Series, Summary, group_samples, median, ratio, summarize
 
 FLOOR_WORDS = (
@@ -42,6 +42,8 @@ class Row:
     basis: str = ""  # what the rank rests on, in words
     rank_value: float | None = None  # the figure ranked by (requests/s or requests per CPU-second)
     cap_cost: Ratio | None = None  # capped CPU per request ÷ dedicated-core CPU per request
+    instructions: InstructionCount | None = None  # callgrind's count for this mode's load (native entries)
+    instructions_of_floor: float | None = None  # ÷ the floor's count in the same mode
 
     def summary(self, metric: str) -> Summary | None:
         return self.series.summary(metric) if self.series else None
@@ -138,16 +140,25 @@ def _rank_basis(row: Row, view: View, mode: Mode) -> None:
         row.rank_value, row.basis = row.median("rps"), "capped requests/s" + bound
 
 
+def counted(entry: EntryRecord | None, mode: Mode) -> InstructionCount | None:
+    """The entry's instruction count for mode's load (a capped mode: its dedicated one's)."""
+    name = mode.dedicated or mode.name
+    return next((c for c in entry.instructions if c.mode == name), None) if entry else None
+
+
 def mode_view(view: View, mode: Mode) -> ModeView:
     run, reference = view.run, view.reference
     problem = reference_problem(run, view.groups, mode.name, reference)
     ref_series = None if problem else view.groups[(reference, mode.name)]
     floor = run.floor
     floor_series = view.groups.get((floor.name, mode.name)) if floor else None
+    floor_count = counted(floor, mode)
     rows = []
     for entry in run.entries:
         series = view.groups.get((entry.name, mode.name))
-        row = Row(entry, series)
+        row = Row(entry, series, instructions=counted(entry, mode))
+        if row.instructions and floor_count and floor_count.per_request > 0:
+            row.instructions_of_floor = row.instructions.per_request / floor_count.per_request
         if not entry.available:
             row.reason = "unavailable: " + (entry.reason or "no reason given")
         elif series is None:
