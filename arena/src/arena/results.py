@@ -5,7 +5,9 @@ changes meaning or type, and keep reading the older versions):
 - schema 1 (2026-11): machine, config, entries, samples, failures.
   Added later, optional, absent in older runs: config.cpu_quota (share of one core the
   capped modes ran under, null: not capped) and config.cap_problem (why they could not
-  run); samples of the modes keepalive-capped and close-capped; entry kind "floor".
+  run); samples of the modes keepalive-capped and close-capped; entry kind "floor";
+  entries[].instructions (native entries: callgrind's instructions per request per mode,
+  [{mode, requests, per_request, ir_small, ir_large, annotation?}]).
 """
 
 from __future__ import annotations
