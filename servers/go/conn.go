@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -47,9 +48,10 @@ const (
 type conn struct {
 	s        *server
 	nc       *net.TCPConn
-	index    int          // place in server.conns (guarded by server.mu)
-	state    atomic.Int32 // one of the state constants
-	since    atomic.Int64 // when the state began (partial: when the head began), server nanos
+	raw      syscall.RawConn // for the eviction's look at the receive queue
+	index    int             // place in server.conns (guarded by server.mu)
+	state    atomic.Int32    // one of the state constants
+	since    atomic.Int64    // when the state began (partial: when the head began), server nanos
 	accepted time.Time
 
 	buf          []byte    // read buffer; buf[:held] is a partial head

@@ -164,3 +164,30 @@ func TestRoundTripAllocations(t *testing.T) {
 		t.Fatalf("%.2f allocations per request", allocs)
 	}
 }
+
+// TestUnreadOctetsSeesTheReceiveQueue: the eviction's look at octets not yet read.
+func TestUnreadOctetsSeesTheReceiveQueue(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client := dial(t, ln.Addr().String())
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	raw, _ := server.(*net.TCPConn).SyscallConn()
+	if n := unreadOctets(raw); n != 0 {
+		t.Fatalf("%d unread octets before any was sent", n)
+	}
+	client.Write([]byte("GET / HTTP/1.1\r\n"))
+	deadline := time.Now().Add(time.Second)
+	for unreadOctets(raw) != 16 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := unreadOctets(raw); n != 16 {
+		t.Fatalf("%d unread octets, want 16", n)
+	}
+}

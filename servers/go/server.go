@@ -66,7 +66,12 @@ func (s *server) serve() {
 // or closes it at once when no connection can be evicted.
 func (s *server) admit(nc *net.TCPConn) {
 	now := time.Now()
-	c := &conn{s: s, nc: nc, accepted: now}
+	raw, err := nc.SyscallConn()
+	if err != nil {
+		nc.Close()
+		return
+	}
+	c := &conn{s: s, nc: nc, raw: raw, accepted: now}
 	c.park(stateIdle, now)
 	s.mu.Lock()
 	var victim *conn
@@ -90,17 +95,31 @@ func (s *server) admit(nc *net.TCPConn) {
 // Eviction classes, most evictable first (SPEC §7.5 list).
 var evictionRank = [...]int{stateLingering: 0, statePartial: 1, stateIdle: 2}
 
+// Most candidates evictLocked looks at before giving up on one arrival.
+const evictionTries = 8
+
 // evictLocked picks the connection least likely to be a real client (SPEC §7.5.1),
 // marks it closed and removes it; nil when every connection is busy. s.mu is held.
+//
+// A candidate whose socket holds octets its goroutine has not read yet (a request that
+// arrived an instant ago, the goroutine not yet scheduled) is passed over: those octets
+// may be a complete request, which is never evicted.
 func (s *server) evictLocked() *conn {
-	for try := 0; try < 3; try++ { // a candidate may change state under us; then look again
+	var passed [evictionTries]*conn
+	for try := 0; try < evictionTries; try++ {
 		var best *conn
 		var bestState int32
 		var bestSince int64
+	scan:
 		for _, c := range s.conns {
 			state, since := c.state.Load(), c.since.Load()
 			if state == stateBusy || state == stateClosed {
 				continue
+			}
+			for _, p := range passed[:try] {
+				if p == c {
+					continue scan
+				}
 			}
 			if best == nil || evictionRank[state] < evictionRank[bestState] ||
 				(state == bestState && since < bestSince) {
@@ -109,6 +128,10 @@ func (s *server) evictLocked() *conn {
 		}
 		if best == nil {
 			return nil
+		}
+		passed[try] = best
+		if bestState != stateLingering && unreadOctets(best.raw) > 0 {
+			continue
 		}
 		if best.state.CompareAndSwap(bestState, stateClosed) {
 			s.removeLocked(best)
