@@ -208,9 +208,21 @@ struct HostMemo {
 }
 
 impl HostMemo {
+    /// Whether `value` is the remembered one: eight octets at a time (the last word may
+    /// overlap the one before), no call to the C library's memcmp (musl's goes octet by
+    /// octet).
     #[inline]
     fn holds(&self, value: &[u8]) -> bool {
-        usize::from(self.len) == value.len() && self.octets[..value.len()] == *value
+        let len = value.len();
+        if usize::from(self.len) != len {
+            return false;
+        }
+        let word = |bytes: &[u8], at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight octets"));
+        if len < 8 {
+            return value.iter().zip(&self.octets).all(|(a, b)| a == b);
+        }
+        (0..len - 8).step_by(8).all(|at| word(value, at) == word(&self.octets, at))
+            && word(value, len - 8) == word(&self.octets, len - 8)
     }
 
     fn keep(&mut self, value: &[u8]) {

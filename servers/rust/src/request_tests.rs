@@ -356,4 +356,14 @@ fn remembered_host_admits_only_itself() {
     assert_eq!(next(b"GET / HTTP/1.1\r\nHost: a:8x\r\n\r\n"), Parse::Error(Reject::BadRequest));
     assert_eq!(next(b"GET / HTTP/1.1\r\nHost: a:80\r\nHost: a:80\r\n\r\n"), Parse::Error(Reject::BadRequest));
     assert!(matches!(next(b"GET / HTTP/1.1\r\nHost: a:8\r\n\r\n"), Parse::Complete(_)));
+    // Longer values, compared a word at a time: one octet differs, anywhere.
+    let host = b"renard.example.org:8080";
+    assert!(matches!(next(&[b"GET / HTTP/1.1\r\nHost: ", &host[..], b"\r\n\r\n"].concat()), Parse::Complete(_)));
+    for at in 0..host.len() {
+        let mut other = host.to_vec();
+        other[at] = b'/';
+        let head = [b"GET / HTTP/1.1\r\nHost: ", &other[..], b"\r\n\r\n"].concat();
+        assert_eq!(next(&head), Parse::Error(Reject::BadRequest), "octet {at}");
+        assert!(matches!(next(&[b"GET / HTTP/1.1\r\nHost: ", &host[..], b"\r\n\r\n"].concat()), Parse::Complete(_)));
+    }
 }
