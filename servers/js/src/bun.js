@@ -3,7 +3,7 @@
 // --threads N > 1, this one and N - 1 more started by it, each with its own listening
 // socket on the same port (reusePort: the kernel hands out the connections).
 
-import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, startHub, waitForWord } from "./cli.js";
+import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
 
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
@@ -148,6 +148,10 @@ if (index === 0) {
  * process has stopped listening (the handshake in cli.js), exit 0 once this process and
  * every worker are done (SPEC §7.6). */
 let signalled = false;
+/** In a worker: resolves when the first process says "drain", or has exited (its end of
+ * the pipe closed): either way this worker drains too, never outliving it. */
+const fromPrimary = index > 0 ? waitForWord(Bun.stdin.stream(), "drain") : null;
+fromPrimary?.then(() => shutdown("SIGTERM"));
 async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
@@ -161,7 +165,7 @@ async function shutdown(signal) {
     }
   } else {
     process.stdout.write("stopped\n");
-    await waitForWord(Bun.stdin.stream(), "drain", HANDSHAKE_WAIT);
+    await Promise.race([fromPrimary, sleep(HANDSHAKE_WAIT)]);
   }
   hub.drain(async () => {
     stopSweep();

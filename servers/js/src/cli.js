@@ -57,17 +57,19 @@ export const HANDSHAKE_WAIT = 200;
 
 /**
  * Resolves once `stream` (a ReadableStream of octets) has carried `word`, or has ended,
- * or after `ms`. The shutdown handshake of worker processes: with --threads N, every
+ * or after `ms` (never, by default). The shutdown handshake of worker processes: with --threads N, every
  * process stops listening first ("stopped"), and only then do they all begin the drain
  * ("drain"), so that a client told `Connection: close` by one process cannot reconnect
  * to another that still listens (SPEC §7.6).
  * @param {ReadableStream<Uint8Array>} stream
  */
-export async function waitForWord(stream, word, ms) {
+export async function waitForWord(stream, word, ms = Infinity) {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let timer;
-  const timeout = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
+  const timeout = new Promise((resolve) => {
+    if (Number.isFinite(ms)) timer = setTimeout(resolve, ms);
+  });
   const found = (async () => {
     let text = "";
     for (;;) {
@@ -80,4 +82,9 @@ export async function waitForWord(stream, word, ms) {
   await Promise.race([found, timeout]);
   clearTimeout(timer);
   reader.releaseLock?.();
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

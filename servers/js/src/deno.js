@@ -4,7 +4,7 @@
 // socket on the same port (reusePort, behind --unstable-net: the kernel hands out the
 // connections).
 
-import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, startHub, waitForWord } from "./cli.js";
+import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
 
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
@@ -171,6 +171,10 @@ if (index === 0) {
  * process has stopped listening (the handshake in cli.js), exit 0 once this process and
  * every worker are done (SPEC §7.6). */
 let signalled = false;
+/** In a worker: resolves when the first process says "drain", or has exited (its end of
+ * the pipe closed): either way this worker drains too, never outliving it. */
+const fromPrimary = index > 0 ? waitForWord(Deno.stdin.readable, "drain") : null;
+fromPrimary?.then(() => shutdown("SIGTERM"));
 async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
@@ -195,7 +199,7 @@ async function shutdown(signal) {
     }
   } else {
     Deno.stdout.writeSync(encoder.encode("stopped\n"));
-    await waitForWord(Deno.stdin.readable, "drain", HANDSHAKE_WAIT);
+    await Promise.race([fromPrimary, sleep(HANDSHAKE_WAIT)]);
   }
   hub.drain(async () => {
     stopSweep();
