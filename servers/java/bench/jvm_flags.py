@@ -31,8 +31,8 @@ SETS = {  # each step adds one flag to the one before, then alternatives to one 
     "alt-epsilon": ["-XX:+UnlockExperimentalVMOptions", "-XX:+UseEpsilonGC", "-Xmx64m", "-Xss256k",
                     "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", CDS],
     "alt-xshare-off": LEAN + ["-Xshare:off"],
-    "launcher-nocds": LEAN + ["-Xms4m", "-Xmn1m", "-Xmx64m"],
-    "launcher-c2": ["-XX:+UseSerialGC", "-Xms4m", "-Xmn1m", "-Xmx64m", "-Xss256k", "-XX:-UsePerfData", CDS],
+    "launcher-nocds": LEAN + ["-Xms4m", "-Xmn512k", "-Xmx64m"],
+    "launcher-c2": ["-XX:+UseSerialGC", "-Xms4m", "-Xmn512k", "-Xmx64m", "-Xss256k", "-XX:-UsePerfData", CDS],
     "launcher": None,  # ./renard as committed
 }
 
