@@ -32,8 +32,10 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 	@scripts/deps run
 	servers/rust/build
 
-## test: every language's own tests, then the conformance runner against every implementation
-test: deps setup lint test-entries test-spec test-arena test-deploy verify
+## test: lint, every entry's own tests, the whole conformance and robustness suite against every
+## `ours` entry, the arena's and deploy's tests. (The peers are verified by `make verify` and
+## `make bench`: a peer that differs from the spec never fails a command, so it is not a test.)
+test: deps setup lint test-entries test-spec test-arena test-deploy
 
 ## lint: ruff (lint + format, configured in each pyproject.toml) for the Python wings; rustfmt and clippy for the flagship
 lint: setup
@@ -89,12 +91,14 @@ demo: $(RENARD)
 	@scripts/deps test
 	deploy/demo/run $(ARGS)
 
-## fuzz: the flagship's request parser under libFuzzer (cargo-fuzz, nightly Rust), FUZZ_SECONDS long
+## fuzz: every entry's fuzz targets (servers/*/fuzz/run, peers/*/fuzz/run), FUZZ_SECONDS each
 FUZZ_SECONDS ?= 60
 fuzz:
-	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
-	cd servers/rust/fuzz && cargo +nightly fuzz run parse_request -- -max_total_time=$(FUZZ_SECONDS)
+	@scripts/deps test
+	@for run in servers/*/fuzz/run peers/*/fuzz/run; do \
+	  [ -x "$$run" ] || continue; \
+	  echo "== $$run $(FUZZ_SECONDS)"; "$$run" $(FUZZ_SECONDS) || exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) servers/rust/target peers/java-seed/build
