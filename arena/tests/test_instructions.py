@@ -22,6 +22,11 @@ def test_answers_are_split_by_head_and_content_length():
     assert instructions.answers_in(buffer) == 1 and buffer == bytearray()
 
 
+def test_an_answer_other_than_a_302_stops_the_count():
+    with pytest.raises(instructions.CountError, match="400"):
+        instructions.answers_in(bytearray(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
+
+
 def test_the_count_is_the_difference_of_two_runs_over_nine_n(monkeypatch, tmp_path):
     totals = iter([1_000_000, 1_000_000 + 9 * 320 * 700])
     monkeypatch.setattr(instructions, "callgrind_run", lambda *args: next(totals))

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import click
 
-from . import instructions
+from . import check, instructions, newentry
 from .benchrun import run_bench
 from .build import needs_build
-from .entries import Entry, ManifestError, discover, select
+from .entries import Entry, ManifestError, discover, load_manifest, select
+from .gate import GateError, gate_config, run_gate
+from .gate import Options as GateOptions
 from .model import DEFAULT_MODES, MODES, Config, Run
 from .process import Launch, StartError, free_port, start
 from .report import console as report_console
@@ -397,6 +399,81 @@ def instructions_cmd(ctx, entries, requests, profiles):
         raise Failure("some entries could not be counted (above)")
 
 
+@cli.command("gate")
+@click.argument("entries", nargs=-1)
+@click.option("--baseline", metavar="REV", help="The revision to compare with (built in a git worktree).")
+@click.option("--aa", is_flag=True, help="Compare each entry with itself: the machine's noise floor.")
+@click.option("--pairs", type=click.IntRange(2, 100), default=5, show_default=True, help="A B pairs before deciding.")
+@click.option(
+    "--max-pairs", type=click.IntRange(2, 200), default=15, show_default=True, help="The cap when inconclusive."
+)
+@click.option(
+    "--threshold", type=click.FloatRange(0, 10), default=0.05, show_default=True, help="Regression beyond this."
+)
+@click.option(
+    "--noise", type=click.FloatRange(0, 10), default=0.05, show_default=True, help="The noise floor (fraction)."
+)
+@click.option("--timed", is_flag=True, help="Time native entries too instead of counting their instructions.")
+@click.option("--mode", "mode_name", default="keepalive", show_default=True, help="The load of the timed samples.")
+@click.option("--duration", type=click.IntRange(1, 600), default=3, show_default=True, help="Seconds per sample.")
+@click.option("--warmup", type=click.IntRange(0, 600), default=1, show_default=True)
+@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@click.option("--cpu-quota", type=click.FloatRange(0.05, 1.0), default=0.5, show_default=True)
+@click.option(
+    "--requests", type=click.IntRange(16, 1_000_000), default=instructions.DEFAULT_REQUESTS, show_default=True
+)
+@click.pass_context
+def gate_cmd(
+    ctx,
+    entries,
+    baseline,
+    aa,
+    pairs,
+    max_pairs,
+    threshold,
+    noise,
+    timed,
+    mode_name,
+    duration,
+    warmup,
+    connections,
+    cpu_quota,
+    requests,
+):
+    """Compare ENTRY… (default: every available `ours` entry) with --baseline REV, or with itself (--aa).
+
+    Exit 1 on a significant regression beyond --threshold."""
+    if bool(baseline) == aa:
+        raise click.UsageError("give exactly one of --baseline REV and --aa")
+    if mode_name not in MODES:
+        raise click.BadParameter(f"unknown mode {mode_name!r} (known: {', '.join(MODES)})", param_hint="'--mode'")
+    if max_pairs < pairs:
+        raise click.BadParameter(f"must be at least --pairs ({pairs})", param_hint="'--max-pairs'")
+    chosen = load_entries(ctx, entries)
+    names = [e.name for e in chosen if entries or (e.kind == "ours" and e.available)]
+    cfg = gate_config(mode_name, duration, warmup, connections, cpu_quota)
+    opts = GateOptions(pairs, max_pairs, threshold, noise, timed, requests)
+    against = "itself (A/A)" if aa else baseline
+    console.print(f"gate: {', '.join(names)} against {against}; A = {against}, B = the working tree", highlight=False)
+    try:
+        verdicts = run_gate(
+            ctx.obj["repo"],
+            names,
+            baseline,
+            cfg,
+            opts,
+            ctx.obj["repo"] / "results" / "logs",
+            say=lambda line: console.print(line, highlight=False),
+        )
+    except GateError as err:
+        raise Failure(str(err)) from None
+    regressed = [name for name, v in verdicts if v.regression(threshold)]
+    for name, verdict in verdicts:
+        console.print(f"{name}: {verdict.words()}", highlight=False)
+    if regressed:
+        raise click.exceptions.Exit(1)
+
+
 def publish(run_dir: Path, reference: str | None = None) -> None:
     """Writes report.md/report.html for a run directory and prints the ranked tables."""
     try:
@@ -419,13 +496,78 @@ def report_cmd(run, reference):
     publish(run if run.is_dir() else run.parent, reference)
 
 
+@cli.command("new")
+@click.argument("name")
+@click.option("--language", required=True, help="The language (or the server, for a peer), as the report shows it.")
+@click.option("--peer", is_flag=True, help="A peer (what people run instead) in peers/NAME, not ours in servers/NAME.")
+@click.pass_context
+def new_cmd(ctx, name, language, peer):
+    """Write the skeleton of a new entry; `arena check NAME` then says what is missing."""
+    repo = ctx.obj["repo"]
+    try:
+        taken = {e.name for e in discover(repo)}
+    except ManifestError:
+        taken = set()  # a broken manifest elsewhere does not stop a new entry; folders are still checked
+    try:
+        newentry.check_name(name, repo, taken)
+    except newentry.NewEntryError as err:
+        raise click.BadParameter(str(err), param_hint="'NAME'") from None
+    if not language.strip():
+        raise click.BadParameter("must not be empty", param_hint="'--language'")
+    folder = newentry.create(repo, name, language.strip(), peer)
+    for path in sorted(folder.iterdir()):
+        console.print(f"wrote {path.relative_to(repo)}", highlight=False)
+    console.print(f"next: CONTRIBUTING.md, then `arena check {name}` names what is missing", highlight=False)
+
+
+def find_entry(repo: Path, name: str) -> Entry:
+    """The entry NAME: from its own folder's manifest when there is one (a broken manifest
+    elsewhere does not hide it), else among every entry. Raises BadParameter or Failure."""
+    if not newentry.NAME_RE.match(name):
+        raise click.BadParameter(f"{name!r} is not an entry name", param_hint="'NAME'")
+    for group in ("servers", "peers"):
+        manifest = repo / group / name / "entry.toml"
+        if manifest.is_file():
+            try:
+                found = [e for e in load_manifest(manifest) if e.name == name]
+            except ManifestError as err:
+                raise Failure(f"{check.FAIL} entry.toml: {err}") from None
+            if found:
+                return found[0]
+    try:
+        return select(discover(repo), [name])[0]
+    except ManifestError as err:
+        raise Failure(str(err)) from None
+    except KeyError:
+        raise click.BadParameter(f"no entry named {name!r} (arena list shows them)", param_hint="'NAME'") from None
+
+
+@cli.command("check")
+@click.argument("name")
+@click.pass_context
+def check_cmd(ctx, name):
+    """Everything NAME must pass to be ranked, one line each; exit 0 only when it is ready."""
+    entry = find_entry(ctx.obj["repo"], name)
+    console.print(f"check {entry.name} ({entry.kind}, {entry.folder.relative_to(ctx.obj['repo'])}):", highlight=False)
+    items = check.check(
+        entry,
+        ctx.obj["repo"] / "results" / "logs",
+        report=lambda item: console.print(item.line(), markup=False, highlight=False),
+    )
+    failing = [i.name for i in items if i.mark == check.FAIL]
+    if not check.ready(items, entry.kind):
+        raise Failure(f"{entry.name} is not ready to be ranked: {', '.join(failing)}")
+    extra = f" ({', '.join(failing)} not required of a {entry.kind})" if failing else ""
+    console.print(f"{entry.name} is ready to be ranked{extra}", highlight=False)
+
+
 # --- entry point --------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:
     """Runs the command; bad input: one line on stderr and exit 2; errors: `Error: …`, exit 1."""
     try:
-        cli.main(args=argv, prog_name="arena", standalone_mode=False)
+        status = cli.main(args=argv, prog_name="arena", standalone_mode=False)
     except click.UsageError as e:
         print(f"arena: {e.format_message()}", file=sys.stderr)
         return 2
@@ -437,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130
-    return 0
+    return status if isinstance(status, int) else 0  # click.exceptions.Exit(n) from a command
 
 
 if __name__ == "__main__":

@@ -1,0 +1,117 @@
+"""Is B different from A? The regression gate's decision (issue 8, "The regression gate").
+
+Two ways, by what was measured:
+- Timed samples (requests/s of interleaved runs A B A B …): a Mann–Whitney U test
+  (scipy.stats.mannwhitneyu, two-sided, exact for small samples) at `alpha`, and a
+  bootstrap 95% confidence interval of the ratio of medians (scipy.stats.bootstrap,
+  percentile method, seeded). The change is *significant* when p < alpha and the whole
+  interval lies beyond the noise floor (a ratio further from 1 than 1 + noise). It is *no
+  change* when the interval lies inside the noise floor; otherwise it is *inconclusive*
+  (the gate then adds pairs, up to a cap).
+- Instruction counts (native entries, callgrind): deterministic to a fraction of a percent,
+  so two counts that differ by more than COUNT_CHANGE are a change, with no statistics.
+
+Ratios are written as a factor ≥ 1 with a direction: "1.23× lower" rather than 0.81.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+ALPHA = 0.01  # Mann–Whitney's false-positive rate per decision
+CONFIDENCE = 0.95  # of the bootstrap interval
+COUNT_CHANGE = 0.01  # instruction counts further apart than this are a change
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """B compared with A. ratio = median(B) / median(A); lo–hi its bootstrap interval."""
+
+    metric: str  # e.g. "throughput", "instructions per request (pipeline16)"
+    ratio: float
+    lo: float
+    hi: float
+    p: float | None  # Mann–Whitney's p; None for a count (no statistics)
+    outcome: str  # "significant", "no change", "inconclusive"
+    higher_is_better: bool = True
+    pairs: int = 0
+
+    @property
+    def worse(self) -> bool:
+        return (self.ratio < 1) if self.higher_is_better else (self.ratio > 1)
+
+    def regression(self, threshold: float) -> bool:
+        """A significant change for the worse by more than `threshold` (0.05: 5%); for a count
+        (p is None) every change is significant already, beyond COUNT_CHANGE."""
+        beyond = self.p is None or factor(self.ratio) > 1 + threshold
+        return self.outcome == "significant" and self.worse and beyond
+
+    def words(self) -> str:
+        """e.g. "throughput 1.23× lower (95% CI 1.15–1.31), significant"."""
+        direction = "higher" if self.ratio > 1 else "lower"
+        if self.p is None:
+            return f"{self.metric} {self.ratio - 1:+.2%} ({factor(self.ratio):.3f}× {direction}), {self.outcome}"
+        if (self.lo - 1) * (self.hi - 1) > 0:  # the interval is on one side of 1: as factors
+            lo, hi = sorted((factor(self.lo), factor(self.hi)))
+            interval = f"{CONFIDENCE:.0%} CI {lo:.2f}–{hi:.2f}"
+        else:  # it holds 1: written as B ÷ A
+            interval = f"{CONFIDENCE:.0%} CI of B÷A {self.lo:.2f}–{self.hi:.2f}"
+        return (
+            f"{self.metric} {factor(self.ratio):.2f}× {direction} ({interval}, p = {self.p:.3g}, "
+            f"{self.pairs} pairs), {self.outcome}"
+        )
+
+
+def factor(ratio: float) -> float:
+    """A ratio as a factor ≥ 1: 0.8 → 1.25, 1.25 → 1.25."""
+    return ratio if ratio >= 1 else 1 / ratio
+
+
+def _median_ratio(b, a, axis=-1):
+    return np.median(b, axis=axis) / np.median(a, axis=axis)
+
+
+def decide(
+    a: list[float],
+    b: list[float],
+    metric: str = "throughput",
+    noise: float = 0.02,
+    alpha: float = ALPHA,
+    higher_is_better: bool = True,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> Verdict:
+    """B against A from timed samples (see the module's docstring). noise: the noise floor
+    as a fraction (0.02: ratios within 1/1.02–1.02 are noise)."""
+    if len(a) < 2 or len(b) < 2 or min(a) <= 0 or min(b) <= 0:
+        raise ValueError("each side needs at least 2 positive samples")
+    p = float(stats.mannwhitneyu(b, a, alternative="two-sided").pvalue)
+    ci = stats.bootstrap(
+        (np.asarray(b, float), np.asarray(a, float)),
+        _median_ratio,
+        n_resamples=resamples,
+        confidence_level=CONFIDENCE,
+        method="percentile",
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    ).confidence_interval
+    lo, hi = float(ci.low), float(ci.high)
+    ratio = float(_median_ratio(np.asarray(b, float), np.asarray(a, float)))
+    band_lo, band_hi = 1 / (1 + noise), 1 + noise
+    if p < alpha and (hi < band_lo or lo > band_hi):
+        outcome = "significant"
+    elif band_lo <= lo and hi <= band_hi:
+        outcome = "no change"
+    else:
+        outcome = "inconclusive"
+    return Verdict(metric, ratio, lo, hi, p, outcome, higher_is_better, min(len(a), len(b)))
+
+
+def decide_count(a: float, b: float, metric: str, change: float = COUNT_CHANGE) -> Verdict:
+    """Two instruction counts: a change when they differ by more than `change` (fewer is better)."""
+    ratio = b / a
+    outcome = "significant" if abs(ratio - 1) > change else "no change"
+    return Verdict(metric, ratio, ratio, ratio, None, outcome, higher_is_better=False, pairs=1)

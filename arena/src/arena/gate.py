@@ -1,0 +1,164 @@
+"""`arena gate`: did a change make an entry slower? (issue 8, "The regression gate")
+
+A is the entry at a baseline revision (built in a git worktree of it) or, with --aa, the
+working tree itself (an A/A run: the machine's noise floor); B is the working tree.
+
+- A native entry (entry.toml `native = true`) with valgrind here is compared by its
+  instructions per request under callgrind in both loads (instructions.py): deterministic,
+  so more than compare.COUNT_CHANGE apart is a change, with no statistics.
+- Any other entry (or any entry with --timed): fresh-process wrk samples (bench.py) taken
+  interleaved A B A B …, at least `pairs` pairs; compare.decide tells significant, no change
+  or inconclusive; an inconclusive result adds one pair at a time up to `max_pairs`, and then
+  the answer is "inconclusive", never a guess.
+
+The exit status is 1 when any entry regressed significantly beyond the threshold.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from . import compare, instructions
+from .bench import WrkError, measure_sample, scripts_for
+from .build import build, needs_build
+from .cgroup import CapError
+from .entries import Entry, discover, select
+from .model import Config
+from .process import StartError
+
+
+class GateError(Exception):
+    """The gate could not run (no such revision, a build failed); str() says why."""
+
+
+@dataclass
+class Options:
+    pairs: int = 5  # interleaved A B pairs before the first decision
+    max_pairs: int = 15  # the cap on pairs when the decision stays inconclusive
+    threshold: float = 0.05  # a regression must exceed this (0.05: 5% worse)
+    noise: float = 0.05  # the noise floor: ratios within 1/(1+noise)–(1+noise) are noise
+    timed: bool = False  # time native entries too instead of counting their instructions
+    requests: int = instructions.DEFAULT_REQUESTS  # N for the instruction counts
+
+
+@contextmanager
+def worktree(repo: Path, rev: str):
+    """A detached git worktree of repo at rev, removed afterwards; raises GateError."""
+    path = Path(tempfile.mkdtemp(prefix="arena-gate-")) / "baseline"
+    added = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "add", "--detach", str(path), rev],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if added.returncode != 0:
+        raise GateError(f"cannot check out {rev!r}: {added.stderr.strip().splitlines()[-1:]}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(path)], capture_output=True)
+        shutil.rmtree(path.parent, ignore_errors=True)
+
+
+def baseline_entries(root: Path, names: list[str]) -> dict[str, Entry]:
+    """The named entries as declared at the baseline (an entry it lacks is left out)."""
+    return {e.name: e for e in discover(root) if e.name in names}
+
+
+def ensure_built(entry: Entry, log_dir: Path) -> None:
+    if needs_build(entry):
+        result = build(entry, log_dir)
+        if not result.ok:
+            raise GateError(f"{entry.name} at {entry.repo} does not build: {result.failed_command} (log {result.log})")
+
+
+def count_verdicts(a: Entry, b: Entry, opts: Options, say: Callable[[str], None]) -> list[compare.Verdict]:
+    """A and B by instructions per request in each load."""
+    out = []
+    for mode_name in instructions.PER_WRITE:
+        counts = [instructions.count(side, mode_name, opts.requests).per_request for side in (a, b)]
+        say(f"  {mode_name}: A {counts[0]:,.1f}, B {counts[1]:,.1f} instructions per request")
+        out.append(compare.decide_count(*counts, f"instructions per request ({mode_name})"))
+    return out
+
+
+def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[[str], None]) -> compare.Verdict:
+    """A and B by requests/s of interleaved fresh-process samples in cfg.modes[0]."""
+    mode_name = cfg.modes[0]
+    scripts = scripts_for(cfg)
+    samples: dict[str, list[float]] = {"A": [], "B": []}
+    try:
+        verdict = None
+        for pair in range(opts.max_pairs):
+            for side, entry in (("A", a), ("B", b)):
+                sample = measure_sample(entry, mode_name, pair, cfg, scripts)
+                samples[side].append(sample.rps)
+            say(f"  pair {pair + 1}: A {samples['A'][-1]:,.0f}, B {samples['B'][-1]:,.0f} requests/s")
+            if pair + 1 >= opts.pairs:
+                verdict = compare.decide(samples["A"], samples["B"], f"throughput ({mode_name})", noise=opts.noise)
+                if verdict.outcome != "inconclusive":
+                    return verdict
+        return verdict
+    finally:
+        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+
+
+def run_gate(
+    repo: Path,
+    names: list[str],
+    baseline: str | None,
+    cfg: Config,
+    opts: Options,
+    log_dir: Path,
+    say: Callable[[str], None] = print,
+) -> list[tuple[str, compare.Verdict]]:
+    """Every (entry, verdict) of the gate; baseline None: A/A (the working tree against itself)."""
+    current = select(discover(repo), names)
+    for entry in current:
+        if not entry.available:
+            raise GateError(f"{entry.name} is unavailable here: {entry.reason}")
+        ensure_built(entry, log_dir)
+    if baseline is None:
+        return _compare_all({e.name: e for e in current}, current, cfg, opts, say)
+    with worktree(repo, baseline) as root:
+        old = baseline_entries(root, [e.name for e in current])
+        for entry in old.values():
+            say(f"building {entry.name} at {baseline}")
+            ensure_built(entry, log_dir)
+        return _compare_all(old, current, cfg, opts, say)
+
+
+def _compare_all(old: dict[str, Entry], current: list[Entry], cfg: Config, opts: Options, say) -> list:
+    out = []
+    for entry in current:
+        a = old.get(entry.name)
+        if a is None:
+            say(f"{entry.name}: not in the baseline, not compared")
+            continue
+        counted = entry.native and a.native and not opts.timed and instructions.available() is None
+        say(f"{entry.name}: " + ("instructions per request (callgrind)" if counted else f"requests/s, {cfg.modes[0]}"))
+        try:
+            verdicts = count_verdicts(a, entry, opts, say) if counted else [timed_verdict(a, entry, cfg, opts, say)]
+        except (StartError, WrkError, CapError, instructions.CountError) as err:
+            raise GateError(f"{entry.name}: {str(err).splitlines()[0]}") from None
+        out += [(entry.name, v) for v in verdicts]
+    return out
+
+
+def gate_config(mode_name: str, duration_s: int, warmup_s: int, connections: int, quota: float) -> Config:
+    """The bench configuration of the gate's timed samples: one mode, short runs."""
+    return replace(
+        Config(),
+        modes=(mode_name,),
+        duration_s=duration_s,
+        warmup_s=warmup_s,
+        connections=connections,
+        repetitions=1,
+        cpu_quota=quota,
+    )
