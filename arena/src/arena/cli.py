@@ -12,10 +12,10 @@ from pathlib import Path
 
 import click
 
-from . import instructions
+from . import check, instructions, newentry
 from .benchrun import run_bench
 from .build import needs_build
-from .entries import Entry, ManifestError, discover, select
+from .entries import Entry, ManifestError, discover, load_manifest, select
 from .gate import GateError, gate_config, run_gate
 from .gate import Options as GateOptions
 from .model import DEFAULT_MODES, MODES, Config, Run
@@ -494,6 +494,71 @@ def publish(run_dir: Path, reference: str | None = None) -> None:
 def report_cmd(run, reference):
     """Write report.md and report.html for RUN (a results/<run-id> directory or its run.json)."""
     publish(run if run.is_dir() else run.parent, reference)
+
+
+@cli.command("new")
+@click.argument("name")
+@click.option("--language", required=True, help="The language (or the server, for a peer), as the report shows it.")
+@click.option("--peer", is_flag=True, help="A peer (what people run instead) in peers/NAME, not ours in servers/NAME.")
+@click.pass_context
+def new_cmd(ctx, name, language, peer):
+    """Write the skeleton of a new entry; `arena check NAME` then says what is missing."""
+    repo = ctx.obj["repo"]
+    try:
+        taken = {e.name for e in discover(repo)}
+    except ManifestError:
+        taken = set()  # a broken manifest elsewhere does not stop a new entry; folders are still checked
+    try:
+        newentry.check_name(name, repo, taken)
+    except newentry.NewEntryError as err:
+        raise click.BadParameter(str(err), param_hint="'NAME'") from None
+    if not language.strip():
+        raise click.BadParameter("must not be empty", param_hint="'--language'")
+    folder = newentry.create(repo, name, language.strip(), peer)
+    for path in sorted(folder.iterdir()):
+        console.print(f"wrote {path.relative_to(repo)}", highlight=False)
+    console.print(f"next: CONTRIBUTING.md, then `arena check {name}` names what is missing", highlight=False)
+
+
+def find_entry(repo: Path, name: str) -> Entry:
+    """The entry NAME: from its own folder's manifest when there is one (a broken manifest
+    elsewhere does not hide it), else among every entry. Raises BadParameter or Failure."""
+    if not newentry.NAME_RE.match(name):
+        raise click.BadParameter(f"{name!r} is not an entry name", param_hint="'NAME'")
+    for group in ("servers", "peers"):
+        manifest = repo / group / name / "entry.toml"
+        if manifest.is_file():
+            try:
+                found = [e for e in load_manifest(manifest) if e.name == name]
+            except ManifestError as err:
+                raise Failure(f"{check.FAIL} entry.toml: {err}") from None
+            if found:
+                return found[0]
+    try:
+        return select(discover(repo), [name])[0]
+    except ManifestError as err:
+        raise Failure(str(err)) from None
+    except KeyError:
+        raise click.BadParameter(f"no entry named {name!r} (arena list shows them)", param_hint="'NAME'") from None
+
+
+@cli.command("check")
+@click.argument("name")
+@click.pass_context
+def check_cmd(ctx, name):
+    """Everything NAME must pass to be ranked, one line each; exit 0 only when it is ready."""
+    entry = find_entry(ctx.obj["repo"], name)
+    console.print(f"check {entry.name} ({entry.kind}, {entry.folder.relative_to(ctx.obj['repo'])}):", highlight=False)
+    items = check.check(
+        entry,
+        ctx.obj["repo"] / "results" / "logs",
+        report=lambda item: console.print(item.line(), markup=False, highlight=False),
+    )
+    failing = [i.name for i in items if i.mark == check.FAIL]
+    if not check.ready(items, entry.kind):
+        raise Failure(f"{entry.name} is not ready to be ranked: {', '.join(failing)}")
+    extra = f" ({', '.join(failing)} not required of a {entry.kind})" if failing else ""
+    console.print(f"{entry.name} is ready to be ranked{extra}", highlight=False)
 
 
 # --- entry point --------------------------------------------------------------------------

@@ -1,0 +1,209 @@
+"""`arena check NAME`: everything an entry must pass before it is ranked, as a checklist.
+
+Each item gets a mark and one line: ✓ it holds, ✗ it does not (and why), – not required of
+this kind of entry. An item that needs the program running is ✗ "not tried" when an
+earlier item left no program. An `ours` entry is ready when every item holds; a peer
+(or the floor) needs to build and answer the core route only (SPEC §2–3: GET / is a 302 to
+a k drawn uniformly from 1..N).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .bench import WrkError, measure_sample, scripts_for
+from .build import build, needs_build
+from .cgroup import CapError, probe
+from .entries import Entry, artifact_paths
+from .model import Config
+from .newentry import TODO
+from .process import StartError
+from .sections import tally
+from .verify import run_suite, verify_entry
+
+PASS, FAIL, SKIP = "✓", "✗", "–"
+ITEMS = ("entry.toml", "builds", "core route", "verify --full", "robustness", "capped bench", "results row", "tests")
+NEEDED_BY_PEERS = ("entry.toml", "builds", "core route")
+TEST_TIMEOUT_S = 900  # one entry's own tests
+
+
+@dataclass
+class Item:
+    name: str  # one of ITEMS
+    mark: str  # PASS, FAIL or SKIP
+    reason: str  # one line
+
+    def line(self) -> str:
+        return f"{self.mark} {self.name:<14} {self.reason}"
+
+
+def robustness_scenarios() -> set[str]:
+    """The scenarios of the suite's robustness module (issue 7), read from its marks."""
+    source = resources.files("renard_conformance.suite").joinpath("test_robustness.py").read_text()
+    return set(re.findall(r'scenario\("([^"]+)"\)', source))
+
+
+def ready(items: list[Item], kind: str) -> bool:
+    """An ours entry: every item holds. A peer or the floor: the items peers need hold."""
+    needed = ITEMS if kind == "ours" else NEEDED_BY_PEERS
+    return all(i.mark == PASS for i in items if i.name in needed)
+
+
+def check_manifest(entry: Entry) -> Item:
+    problems = []
+    if entry.description.startswith(TODO):
+        problems.append(f"description still says {TODO}")
+    if entry.kind == "ours" and not entry.requires:
+        problems.append("requires is empty (name the executables the build and run need)")
+    if entry.missing:
+        problems.append(f"missing on PATH: {', '.join(entry.missing)}")
+    if problems:
+        return Item("entry.toml", FAIL, "; ".join(problems))
+    return Item("entry.toml", PASS, f"loads; kind {entry.kind}, language {entry.language}")
+
+
+def check_build(entry: Entry, log_dir: Path) -> Item:
+    if entry.missing:
+        return Item("builds", FAIL, f"not tried: missing on PATH: {', '.join(entry.missing)}")
+    if needs_build(entry):
+        result = build(entry, log_dir)
+        if not result.ok:
+            said = [line for line in result.tail(5).splitlines() if line.strip() and not line.startswith("arena:")]
+            tail = said[-1].strip() if said else "no output"
+            return Item("builds", FAIL, f"`{result.failed_command}` failed: {tail} (log {result.log})")
+        how = f"built in {result.seconds:.1f} s"
+    else:
+        how = "up to date" if entry.build else "nothing to build"
+    absent = [str(p.relative_to(entry.folder)) for p in artifact_paths(entry) if not p.exists()]
+    if absent:
+        return Item("builds", FAIL, f"{how}, but no artifact {', '.join(absent)}")
+    return Item("builds", PASS, how)
+
+
+def check_core_route(entry: Entry) -> Item:
+    """The vectors and statistics (not the slow cases), quick; the core route must hold."""
+    verdicts = verify_entry(entry.repo, entry, quick=True)
+    if verdicts.error:
+        return Item("core route", FAIL, f"does not start: {verdicts.error.splitlines()[0]}")
+    _, failures, core = tally(verdicts.outcomes)
+    c = verdicts.counts()
+    counts = f"{c['pass']} pass, {c['alt']} alt, {c['fail']} fail of the vectors"
+    if not core:
+        return Item("core route", FAIL, f"GET / is not a uniform 302 to 1..N ({counts})")
+    return Item("core route", PASS, f"GET / answers a uniform 302 ({counts})")
+
+
+def check_suite(entry: Entry, log_dir: Path) -> tuple[Item, Item]:
+    """`verify --full` (the suite but its robustness module) and the robustness scenarios."""
+    result = run_suite(entry, log_dir)
+    if result.error and not result.scenarios:
+        return (Item("verify --full", FAIL, result.error), Item("robustness", FAIL, "not tried: the suite did not run"))
+    robust = robustness_scenarios()
+    items = []
+    for name, chosen in (("verify --full", lambda s: s not in robust), ("robustness", lambda s: s in robust)):
+        rows = {s: row for s, row in result.scenarios.items() if chosen(s)}
+        passed = sum(row["passed"] for row in rows.values())
+        failed = {s: row["failed"] for s, row in rows.items() if row["failed"]}
+        if failed:
+            where = ", ".join(f"{s} {n}" for s, n in failed.items())
+            items.append(Item(name, FAIL, f"{sum(failed.values())} failed ({where}); log {result.log}"))
+        elif not passed:
+            items.append(Item(name, FAIL, f"no test ran ({result.summary or result.error}); log {result.log}"))
+        else:
+            items.append(Item(name, PASS, f"{passed} passed in {len(rows)} scenarios"))
+    if result.error and all(i.mark == PASS for i in items):
+        items[0] = Item("verify --full", FAIL, result.error)
+    return items[0], items[1]
+
+
+def check_bench(entry: Entry) -> Item:
+    """One second of keep-alive under the CPU cap (no cgroup here: on a dedicated core)."""
+    capped = probe(0.5) is None
+    cfg = Config(duration_s=1, warmup_s=0, repetitions=1, quick=True, modes=("keepalive-capped", "keepalive"))
+    mode_name = "keepalive-capped" if capped else "keepalive"
+    scripts = scripts_for(cfg)
+    try:
+        sample = measure_sample(entry, mode_name, 0, cfg, scripts)
+    except (StartError, WrkError, CapError) as err:
+        return Item("capped bench", FAIL, f"{mode_name}: {str(err).splitlines()[0]}")
+    finally:
+        for path in scripts.values():
+            path.unlink(missing_ok=True)
+    if sample.error_total or sample.non_3xx:
+        return Item(
+            "capped bench", FAIL, f"{mode_name}: {sample.error_total} socket errors, {sample.non_3xx} answers ≥ 400"
+        )
+    where = "capped at 50 % of a core" if capped else "no cgroup here, so uncapped"
+    return Item("capped bench", PASS, f"{mode_name} 1 s, {where}: {sample.rps:,.0f} req/s, no errors")
+
+
+def results_row(entry: Entry) -> Item:
+    """A table row starting `| \\`NAME\\`` in the entry's README or the repository's README."""
+    row = re.compile(rf"^\|\s*`{re.escape(entry.name)}`", re.MULTILINE)
+    for readme in (entry.folder / "README.md", entry.repo / "README.md"):
+        if readme.is_file() and row.search(readme.read_text(errors="replace")):
+            return Item("results row", PASS, f"in {readme.relative_to(entry.repo)}")
+    where = (entry.folder / "README.md").relative_to(entry.repo)
+    return Item("results row", FAIL, f"no line starting | `{entry.name}` in {where} (its row of `arena bench`)")
+
+
+def check_tests(entry: Entry, log_dir: Path) -> Item:
+    """The entry's `test` commands as `make test` runs them (arena test NAME)."""
+    if not entry.test:
+        return Item("tests", FAIL, "entry.toml declares no `test` (make test runs them through arena test)")
+    log = log_dir / f"test-{entry.name}.log"
+    with log.open("w") as out:
+        for command in entry.test:
+            out.write(f"$ {command}\n")
+            out.flush()
+            try:
+                status = subprocess.run(
+                    command, shell=True, cwd=entry.folder, stdout=out, stderr=subprocess.STDOUT, timeout=TEST_TIMEOUT_S
+                ).returncode
+            except subprocess.TimeoutExpired:
+                return Item("tests", FAIL, f"`{command}` did not finish in {TEST_TIMEOUT_S} s (log {log})")
+            if status != 0:
+                return Item("tests", FAIL, f"`{command}` exited {status} (log {log})")
+    lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    return Item("tests", PASS, f"{lines[-1][:100] if lines else 'passed'} (log {log})")
+
+
+def check(entry: Entry, log_dir: Path, report=lambda item: None) -> list[Item]:
+    """Every item in order; report(item) is called as each is known."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    items: list[Item] = []
+
+    def add(*new: Item) -> None:
+        for item in new:
+            items.append(item)
+            report(item)
+
+    ours = entry.kind == "ours"
+    add(check_manifest(entry))
+    add(check_build(entry, log_dir))
+    if items[-1].mark == PASS:
+        add(check_core_route(entry))
+    else:
+        add(Item("core route", FAIL, "not tried: it does not build"))
+    running = items[-1].mark == PASS
+    if not ours:
+        add(*(Item(name, SKIP, f"not required of a {entry.kind}") for name in ("verify --full", "robustness")))
+    elif running:
+        add(*check_suite(entry, log_dir))
+    else:
+        add(Item("verify --full", FAIL, "not tried: no answer on the core route"))
+        add(Item("robustness", FAIL, "not tried: no answer on the core route"))
+    if running:
+        add(check_bench(entry))
+    else:
+        add(Item("capped bench", FAIL if ours else SKIP, "not tried: no answer on the core route"))
+    add(results_row(entry) if ours else Item("results row", SKIP, f"not required of a {entry.kind}"))
+    if ours or entry.test:
+        add(check_tests(entry, log_dir))
+    else:
+        add(Item("tests", SKIP, f"none declared (not required of a {entry.kind})"))
+    return items
