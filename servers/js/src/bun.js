@@ -160,8 +160,12 @@ async function shutdown(signal) {
     for (const child of children) child.kill(signal);
     await Promise.all(children.map((child) => waitForWord(child.stdout, "stopped", HANDSHAKE_WAIT)));
     for (const child of children) {
-      child.stdin.write("drain\n");
-      child.stdin.flush();
+      try {
+        child.stdin.write("drain\n");
+        Promise.resolve(child.stdin.flush()).catch(() => {});
+      } catch {
+        // the worker is gone already
+      }
     }
   } else {
     process.stdout.write("stopped\n");

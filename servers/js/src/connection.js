@@ -197,6 +197,8 @@ export class Connection {
     /** Lingering: when to stop, and octets discarded so far (SPEC §7.4). */
     this.lingerUntil = 0;
     this.discarded = 0;
+    /** Removed from the hub. */
+    this.left = false;
   }
 
   /** Octets arrived. */
@@ -237,6 +239,13 @@ export class Connection {
   /** The socket is gone, for whatever reason. */
   onClose() {
     this.phase = CLOSED;
+    this.leave();
+  }
+
+  /** No longer counted against the cap (once). */
+  leave() {
+    if (this.left) return;
+    this.left = true;
     this.hub.remove(this);
   }
 
@@ -247,9 +256,12 @@ export class Connection {
     this.transport.close();
   }
 
+  /** Close now. The connection stops counting against the cap at once: a runtime may
+   * report the close later (Bun after its end()), and the slot is free already. */
   destroy() {
-    if (this.phase !== CLOSED) this.phase = CLOSED;
+    this.phase = CLOSED;
     this.transport.destroy();
+    this.leave();
   }
 
   /** No request in progress or unanswered, nothing to send (closed when a drain window ends). */
