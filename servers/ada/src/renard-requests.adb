@@ -19,20 +19,24 @@ package body Renard.Requests is
      (B in Ch ('0') .. Ch ('9') | Ch ('a') .. Ch ('z') | Ch ('A') .. Ch ('Z'));
    function Is_Digit (B : Octet) return Boolean is (B in Ch ('0') .. Ch ('9'));
 
+   type Octet_Class is array (Octet) of Boolean;
+
    --  RFC 9110 token characters.
-   Is_TChar : constant array (Octet) of Boolean :=
+   Is_TChar : constant Octet_Class :=
      (for B in Octet =>
         Is_Alnum (B)
         or else (B < 128 and then Character'Val (B) in
                    '!' | '#' | '$' | '%' | '&' | ''' | '*' | '+' | '-' | '.' | '^' | '_'
                    | '`' | '|' | '~'));
    --  Target octets: visible ASCII (rule 3).
-   Is_VChar : constant array (Octet) of Boolean := (for B in Octet => B in 16#21# .. 16#7E#);
+   Is_VChar : constant Octet_Class := (for B in Octet => B in 16#21# .. 16#7E#);
+   --  Optional whitespace.
+   Is_OWS : constant Octet_Class := (for B in Octet => B in SP | HT);
    --  SP, HTAB, VCHAR, obs-text (rule 5).
-   Is_Field_Value : constant array (Octet) of Boolean :=
+   Is_Field_Value : constant Octet_Class :=
      (for B in Octet => B in 16#21# .. 16#7E# | SP | HT | 16#80# .. 16#FF#);
    --  RFC 3986 unreserved, sub-delims and '%' (rule 7).
-   Is_Host_Char : constant array (Octet) of Boolean :=
+   Is_Host_Char : constant Octet_Class :=
      (for B in Octet =>
         Is_Alnum (B)
         or else (B < 128 and then Character'Val (B) in
@@ -323,6 +327,17 @@ package body Renard.Requests is
 
       function Refuse (Why : Reject) return Parse_Result is ((Kind => Error, Status => Why));
 
+      --  The position of the first octet from From on that is not in Class, or Len. The
+      --  loop runs on indices of H, so that its only check is the loop's own bound.
+      function Scan (From : Natural; Class : Octet_Class) return Natural with Inline is
+         J : Natural := H'First + From;
+      begin
+         while J <= H'Last and then Class (H (J)) loop
+            J := J + 1;
+         end loop;
+         return J - H'First;
+      end Scan;
+
       function Partial return Parse_Result is
       begin
          P.Pos := Pos;
@@ -350,9 +365,7 @@ package body Renard.Requests is
       loop
          case P.State is
             when Start | Method =>
-               while Pos < Len and then Is_TChar (At_Pos (Pos)) loop
-                  Pos := Pos + 1;
-               end loop;
+               Pos := Scan (Pos, Is_TChar);
                if Pos > Max_Request_Line then
                   return Refuse (URI_Too_Long);
                elsif Pos = Len then
@@ -365,9 +378,7 @@ package body Renard.Requests is
                P.State := Target;
 
             when Target =>
-               while Pos < Len and then Is_VChar (At_Pos (Pos)) loop
-                  Pos := Pos + 1;
-               end loop;
+               Pos := Scan (Pos, Is_VChar);
                if Pos > Max_Request_Line then
                   return Refuse (URI_Too_Long);
                elsif Pos = Len then
@@ -445,9 +456,7 @@ package body Renard.Requests is
                P.State := Name;
 
             when Name =>
-               while Pos < Len and then Is_TChar (At_Pos (Pos)) loop
-                  Pos := Pos + 1;
-               end loop;
+               Pos := Scan (Pos, Is_TChar);
                if Pos - P.Fields_Start > Max_Field_Section then
                   return Refuse (Fields_Too_Large);
                elsif Pos = Len then
@@ -460,9 +469,7 @@ package body Renard.Requests is
                P.State := Value_Start;
 
             when Value_Start =>
-               while Pos < Len and then At_Pos (Pos) in SP | HT loop
-                  Pos := Pos + 1;
-               end loop;
+               Pos := Scan (Pos, Is_OWS);
                if Pos - P.Fields_Start > Max_Field_Section then
                   return Refuse (Fields_Too_Large);
                elsif Pos = Len then
@@ -472,9 +479,7 @@ package body Renard.Requests is
                P.State := Value;
 
             when Value =>
-               while Pos < Len and then Is_Field_Value (At_Pos (Pos)) loop
-                  Pos := Pos + 1;
-               end loop;
+               Pos := Scan (Pos, Is_Field_Value);
                if Pos - P.Fields_Start > Max_Field_Section then
                   return Refuse (Fields_Too_Large);
                elsif Pos = Len then

@@ -15,6 +15,7 @@ package body Renard.Responses is
    --  Every "HTTP/1.1 302 Found\r\nLocation: ...\r\n", concatenated; null when over budget.
    Heads        : String_Access;
    Head_Ends    : Ends_Access;  --  Head_Ends (k): where k's head ends in Heads
+   Longest      : Positive := 1;  --  Max_Response
 
    function Decimal (N : Natural) return String is
       Image : constant String := N'Image;
@@ -60,6 +61,7 @@ package body Renard.Responses is
             Placeholders := Placeholders + 1;
          end if;
       end loop;
+      Longest := Head_Length_Bound + 256 + Date_Line_Length;
       if Natural (Count) * Head_Length_Bound <= Prerender_Budget then
          declare
             Buffer : String (1 .. Natural (Count) * Head_Length_Bound);
@@ -76,8 +78,7 @@ package body Renard.Responses is
       end if;
    end Configure;
 
-   function Max_Response return Positive is
-     (Head_Length_Bound + 256 + Date_Line_Length);
+   function Max_Response return Positive is (Longest);
 
    Days   : constant array (0 .. 6) of String (1 .. 3) :=
      ("Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed");  --  1970-01-01 was a Thursday
