@@ -29,6 +29,7 @@ PASS, FAIL, SKIP = "✓", "✗", "–"
 ITEMS = ("entry.toml", "builds", "core route", "verify --full", "robustness", "capped bench", "results row", "tests")
 NEEDED_BY_PEERS = ("entry.toml", "builds", "core route")
 TEST_TIMEOUT_S = 900  # one entry's own tests
+TESTS_COUNTED = re.compile(r"\b[1-9]\d* (passed|tests?|ok)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -168,8 +169,15 @@ def check_tests(entry: Entry, log_dir: Path) -> Item:
                 return Item("tests", FAIL, f"`{command}` did not finish in {TEST_TIMEOUT_S} s (log {log})")
             if status != 0:
                 return Item("tests", FAIL, f"`{command}` exited {status} (log {log})")
-    lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
-    return Item("tests", PASS, f"{lines[-1][:100] if lines else 'passed'} (log {log})")
+    return Item("tests", PASS, f"{closing_line(log.read_text(errors='replace'))} (log {log})")
+
+
+def closing_line(output: str) -> str:
+    """The runner's summary: the last line counting passed tests (cargo prints one per target,
+    the doc tests' often 0), else the last line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    counted = [line for line in lines if TESTS_COUNTED.search(line)]
+    return ((counted or lines)[-1] if lines else "passed")[:100]
 
 
 def check(entry: Entry, log_dir: Path, report=lambda item: None) -> list[Item]:

@@ -552,7 +552,7 @@ def check_cmd(ctx, name):
     items = check.check(
         entry,
         ctx.obj["repo"] / "results" / "logs",
-        report=lambda item: console.print(item.line(), markup=False, highlight=False),
+        report=lambda item: console.print(item.line(), markup=False, highlight=False, soft_wrap=True),
     )
     failing = [i.name for i in items if i.mark == check.FAIL]
     if not check.ready(items, entry.kind):
