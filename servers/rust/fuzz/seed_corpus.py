@@ -6,6 +6,7 @@ pieces of at most 255 octets (op 0, length, octets), write room after each run (
 255 -> 16 KiB), a pause as time passing (op 6, 0.02 s units), then the client's FIN
 (op 5). Usage: python3 seed_corpus.py VECTORS_DIR CORPUS_DIR
 """
+
 import json
 import pathlib
 import sys
@@ -25,14 +26,18 @@ def segments(case):
         elif "pause_ms" in segment:
             yield b"", segment["pause_ms"] / 1000
         else:
-            yield b"", TIMEOUTS_S[segment["pause"]] * segment.get("fraction", 1.0) + (0.5 if "fraction" not in segment else 0)
+            yield (
+                b"",
+                TIMEOUTS_S[segment["pause"]] * segment.get("fraction", 1.0)
+                + (0.5 if "fraction" not in segment else 0),
+            )
 
 
 def connection_ops(case):
     ops = bytearray()
     for data, pause in segments(case):
         for at in range(0, len(data), 255):
-            piece = data[at:at + 255]
+            piece = data[at : at + 255]
             ops += bytes([0, len(piece)]) + piece
         if data:
             ops += bytes([3, 255])
