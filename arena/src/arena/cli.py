@@ -18,6 +18,7 @@ from .build import needs_build
 from .entries import Entry, ManifestError, discover, load_manifest, select
 from .gate import GateError, gate_config, run_gate
 from .gate import Options as GateOptions
+from .loadcli import COMMANDS as LOAD_COMMANDS
 from .model import DEFAULT_MODES, MODES, Config, Run
 from .process import Launch, StartError, free_port, start
 from .report import console as report_console
@@ -559,6 +560,10 @@ def check_cmd(ctx, name):
         raise Failure(f"{entry.name} is not ready to be ranked: {', '.join(failing)}")
     extra = f" ({', '.join(failing)} not required of a {entry.kind})" if failing else ""
     console.print(f"{entry.name} is ready to be ranked{extra}", highlight=False)
+
+
+for _command in LOAD_COMMANDS:  # sweep, latency, history (loadcli.py)
+    cli.add_command(_command)
 
 
 # --- entry point --------------------------------------------------------------------------

@@ -1,0 +1,181 @@
+"""The commands that load an entry beyond the bench: `arena sweep`, `arena latency`,
+`arena history` (registered on the `arena` group by cli.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from . import latency, results
+from .bench import WrkError
+from .model import Config
+from .process import StartError
+from .report.loads import latency_report, sweep_report
+from .sweep import levels, sweep
+from .ui import console, err_console, spinner
+
+
+def _cli():
+    from . import cli  # the group's helpers; imported late (cli.py imports this module)
+
+    return cli
+
+
+def _chosen(ctx, entries) -> list:
+    cli = _cli()
+    log_dir = ctx.obj["repo"] / "results" / "logs"
+    chosen = []
+    for entry in cli.load_entries(ctx, entries):
+        if not entries and (entry.kind == "ours" and not entry.available or not entry.available):
+            continue
+        why = entry.reason or cli.ensure_built(entry, log_dir)
+        if why:
+            err_console.print(f"[yellow]{entry.name}[/]: {why}", highlight=False)
+            continue
+        chosen.append(entry)
+    if not chosen:
+        raise cli.Failure("no entry can be measured")
+    return chosen
+
+
+def _out_dir(ctx, kind: str, results_dir: Path | None) -> Path:
+    base = results_dir or ctx.obj["repo"] / "results"
+    started = results.utc_now()
+    out = base / f"{kind}-{started.strftime('%Y%m%d-%H%M%S')}"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _cfg(server_cpus: str, client_cpus: str, connections: int) -> Config:
+    cli = _cli()
+    return replace(
+        Config(),
+        server_cpus=cli.check_cpus("--server-cpus", server_cpus),
+        client_cpus=cli.check_cpus("--client-cpus", client_cpus),
+        connections=connections,
+    )
+
+
+common = [
+    click.option("--server-cpus", default="0", show_default=True, help="CPUs the server is pinned to."),
+    click.option("--client-cpus", default="1", show_default=True, help="CPUs the load generator is pinned to."),
+    click.option(
+        "--results", "results_dir", type=click.Path(file_okay=False, path_type=Path), help="Default: results/"
+    ),
+]
+
+
+def with_common(f):
+    for option in reversed(common):
+        f = option(f)
+    return f
+
+
+@click.command("sweep")
+@click.argument("entries", nargs=-1)
+@click.option("--seconds", type=click.IntRange(1, 60), default=2, show_default=True, help="Seconds per step.")
+@click.option("--top", type=click.IntRange(1, 4096), default=4096, show_default=True, help="Highest concurrency.")
+@with_common
+@click.pass_context
+def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir):
+    """Concurrency 1, 2, 4 … --top against each ENTRY (default: every available one): the knee."""
+    cfg = _cfg(server_cpus, client_cpus, 1)
+    chosen = _chosen(ctx, entries)
+    out = _out_dir(ctx, "sweep", results_dir)
+    steps = levels(top)
+    minutes = len(chosen) * len(steps) * (seconds + 0.5) / 60
+    console.print(f"sweep: {len(chosen)} entries × {len(steps)} steps × {seconds} s (≈ {minutes:.1f} min)")
+
+    done = []
+    tmp = Path(tempfile.mkdtemp(prefix="arena-sweep-"))
+    try:
+        for entry in chosen:
+            with spinner() as p:
+                task = p.add_task(entry.name, total=None)
+                try:
+                    s = sweep(
+                        entry,
+                        cfg,
+                        seconds,
+                        top,
+                        tmp,
+                        lambda c, p=p, t=task, n=entry.name: p.update(t, description=f"{n}: {c} connections"),
+                    )
+                except (StartError, WrkError) as err:
+                    err_console.print(f"[red]{entry.name}[/]: {str(err).splitlines()[0]}", highlight=False)
+                    continue
+            done.append(s)
+            best = max(s.steps, key=lambda st: st.rps, default=None)
+            at = f", best {best.rps:,.0f} requests/s at {best.connections}" if best else ""
+            console.print(
+                f"{s.entry}: {s.knee_words()}{at}" + (f" (stopped {s.error})" if s.error else ""), highlight=False
+            )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if not done:
+        raise _cli().Failure("no entry could be swept")
+    (out / "sweep.json").write_text(json.dumps({"seconds": seconds, "sweeps": [s.to_json() for s in done]}, indent=1))
+    intro = (
+        f"wrk, one thread, keep-alive, {seconds} s per step after a 1 s warm-up; server on CPU {cfg.server_cpus} "
+        f"(one thread), wrk on CPU {cfg.client_cpus}. Knee: the first step where p99 exceeds twice its value at "
+        "one connection, or throughput stops rising by 5%. wrk's closed loop: latencies omit queueing before send."
+    )
+    md, page = sweep_report(done, out, intro)
+    console.print(f"results: {out / 'sweep.json'}\nreports: {md}\n         {page}")
+
+
+@click.command("latency")
+@click.argument("entries", nargs=-1)
+@click.option("--seconds", type=click.IntRange(1, 60), default=5, show_default=True, help="Seconds per rate.")
+@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@with_common
+@click.pass_context
+def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, results_dir):
+    """Latency percentiles at 25/50/75/90% of each ENTRY's capacity (oha, open loop)."""
+    problem = latency.oha_problem()
+    if problem:
+        raise _cli().Failure(problem)
+    cfg = _cfg(server_cpus, client_cpus, connections)
+    chosen = _chosen(ctx, entries)
+    out = _out_dir(ctx, "latency", results_dir)
+    console.print(f"latency: {len(chosen)} entries × 5 runs × {seconds} s")
+    done = []
+    for entry in chosen:
+        with spinner() as p:
+            task = p.add_task(entry.name, total=None)
+            try:
+                r = latency.measure(
+                    entry,
+                    cfg,
+                    seconds,
+                    progress=lambda s, p=p, t=task, n=entry.name: p.update(t, description=f"{n}: {s}"),
+                )
+            except (StartError, latency.OhaError) as err:
+                err_console.print(f"[red]{entry.name}[/]: {str(err).splitlines()[0]}", highlight=False)
+                continue
+        done.append(r)
+        console.print(
+            f"{r.entry}: capacity {r.capacity:,.0f}/s; p99 passes 1 ms at {r.passes_words(1_000)}, "
+            f"10 ms at {r.passes_words(10_000)}",
+            highlight=False,
+        )
+    if not done:
+        raise _cli().Failure("no entry could be measured")
+    (out / "latency.json").write_text(
+        json.dumps({"seconds": seconds, "results": [r.to_json() for r in done]}, indent=1)
+    )
+    intro = (
+        f"oha at a fixed rate (-q) with --latency-correction (each request timed from when it was due), "
+        f"{connections} connections, {seconds} s per rate, after an unbounded run that measures the capacity; "
+        f"server on CPU {cfg.server_cpus} (one thread), oha on CPU {cfg.client_cpus}."
+    )
+    md, page = latency_report(done, out, intro)
+    console.print(f"results: {out / 'latency.json'}\nreports: {md}\n         {page}")
+
+
+COMMANDS = [sweep_cmd, latency_cmd]
