@@ -43,17 +43,18 @@ package body Renard.Requests is
                    '-' | '.' | '_' | '~' | '!' | '$' | '&' | ''' | '(' | ')' | '*' | '+'
                    | ',' | ';' | '=' | '%'));
 
-   function Lower (B : Octet) return Octet is
-     (if B in Ch ('A') .. Ch ('Z') then B + 32 else B);
+   HTTP_Slash : constant Octets (0 .. 4) := (72, 84, 84, 80, 47);  --  "HTTP/"
 
-   --  S equals the lowercase Word, ignoring ASCII case.
+   --  S equals the lowercase Word, ignoring ASCII case. Word is letters, digits and
+   --  "-:/" only, and S has no control octet but HTAB, so that setting bit 0x20 folds
+   --  the case of S without making any other octet equal a character of Word.
    function Equals_Word (S : Octets; Word : String) return Boolean is
    begin
       if S'Length /= Word'Length then
          return False;
       end if;
-      for I in 0 .. S'Length - 1 loop
-         if Lower (S (S'First + I)) /= Ch (Word (Word'First + I)) then
+      for I in S'Range loop
+         if (S (I) or 16#20#) /= Ch (Word (I - S'First + Word'First)) then
             return False;
          end if;
       end loop;
@@ -108,11 +109,14 @@ package body Renard.Requests is
          end if;
          I := I + 1;
       else
-         while I <= V'Last and then V (I) /= Ch (':') loop
-            if not Is_Host_Char (V (I)) then
+         I := V'Last + 1;
+         for J in V'Range loop
+            if V (J) = Ch (':') then
+               I := J;
+               exit;
+            elsif not Is_Host_Char (V (J)) then
                return False;
             end if;
-            I := I + 1;
          end loop;
       end if;
       if I > V'Last then
@@ -330,12 +334,13 @@ package body Renard.Requests is
       --  The position of the first octet from From on that is not in Class, or Len. The
       --  loop runs on indices of H, so that its only check is the loop's own bound.
       function Scan (From : Natural; Class : Octet_Class) return Natural with Inline is
-         J : Natural := H'First + From;
       begin
-         while J <= H'Last and then Class (H (J)) loop
-            J := J + 1;
+         for J in H'First + From .. H'Last loop
+            if not Class (H (J)) then
+               return J - H'First;
+            end if;
          end loop;
-         return J - H'First;
+         return Len;
       end Scan;
 
       function Partial return Parse_Result is
@@ -345,7 +350,7 @@ package body Renard.Requests is
       end Partial;
 
       --  The line end at Pos; Ends_Input: a CR ends the input, wait for its LF.
-      procedure Find_Line_End (Ends_Input, Bad : out Boolean) is
+      procedure Find_Line_End (Ends_Input, Bad : out Boolean) with Inline is
       begin
          Ends_Input := False;
          Bad := False;
@@ -395,7 +400,15 @@ package body Renard.Requests is
                declare
                   Start : constant Natural := P.Target_End + 1;
                   Form  : constant String := "HTTP/";
+                  J     : constant Natural := H'First + Start;
                begin
+                  --  The common case at once: the whole version is there.
+                  if Pos = Start and then Len - Start >= 8
+                    and then H (J .. J + 4) = HTTP_Slash and then Is_Digit (H (J + 5))
+                    and then H (J + 6) = Ch ('.') and then Is_Digit (H (J + 7))
+                  then
+                     Pos := Start + 8;
+                  end if;
                   while Pos < Len loop
                      declare
                         I : constant Natural := Pos - Start;

@@ -4,6 +4,11 @@ package body Renard.Responses is
 
    CRLF           : constant String := ASCII.CR & ASCII.LF;
    Redirect_Start : constant String := "HTTP/1.1 302 Found" & CRLF & "Location: ";
+   Empty_Body      : constant String := "Content-Length: 0" & CRLF;
+   Ok_Length       : constant String := "Content-Length: 3" & CRLF;
+   Ok_Body         : constant String := "ok" & ASCII.LF;
+   Keep_Alive_Line : constant String := "Connection: keep-alive" & CRLF;
+   Close_Line      : constant String := "Connection: close" & CRLF;
 
    type String_Access is access constant String;
    type Ends_Array is array (Image_Count range <>) of Positive;
@@ -147,9 +152,11 @@ package body Renard.Responses is
             else
                Render_Head (Output, Last, K);
             end if;
-            Put (Output, Last,
-                 (if Seeded then "Cache-Control: public, max-age=86400" & CRLF
-                  else "Cache-Control: no-store" & CRLF));
+            if Seeded then
+               Put (Output, Last, "Cache-Control: public, max-age=86400" & CRLF);
+            else
+               Put (Output, Last, "Cache-Control: no-store" & CRLF);
+            end if;
          when Health =>
             Put (Output, Last, "HTTP/1.1 200 OK" & CRLF & "Content-Type: text/plain" & CRLF
                  & "Cache-Control: no-store" & CRLF);
@@ -162,16 +169,25 @@ package body Renard.Responses is
             Put (Output, Last, Status_Line (Status) & CRLF);
       end case;
       Put (Output, Last, Date.Line);
-      Put (Output, Last, (if Kind = Health then "Content-Length: 3" else "Content-Length: 0"));
-      Put (Output, Last, CRLF);
-      case Connection is
-         when Keep_Open => null;
-         when Keep_Alive => Put (Output, Last, "Connection: keep-alive" & CRLF);
-         when Close => Put (Output, Last, "Connection: close" & CRLF);
-      end case;
-      Put (Output, Last, CRLF);
-      if Kind = Health and not Head_Method then
-         Put (Output, Last, "ok" & ASCII.LF);
+      --  The rest in one copy of a constant.
+      if Kind /= Health then
+         case Connection is
+            when Keep_Open => Put (Output, Last, Empty_Body & CRLF);
+            when Keep_Alive => Put (Output, Last, Empty_Body & Keep_Alive_Line & CRLF);
+            when Close => Put (Output, Last, Empty_Body & Close_Line & CRLF);
+         end case;
+      elsif Head_Method then
+         case Connection is
+            when Keep_Open => Put (Output, Last, Ok_Length & CRLF);
+            when Keep_Alive => Put (Output, Last, Ok_Length & Keep_Alive_Line & CRLF);
+            when Close => Put (Output, Last, Ok_Length & Close_Line & CRLF);
+         end case;
+      else
+         case Connection is
+            when Keep_Open => Put (Output, Last, Ok_Length & CRLF & Ok_Body);
+            when Keep_Alive => Put (Output, Last, Ok_Length & Keep_Alive_Line & CRLF & Ok_Body);
+            when Close => Put (Output, Last, Ok_Length & Close_Line & CRLF & Ok_Body);
+         end case;
       end if;
    end Write;
 
