@@ -98,12 +98,16 @@ var evictionRank = [...]int{stateLingering: 0, statePartial: 1, stateIdle: 2}
 // Most candidates evictLocked looks at before giving up on one arrival.
 const evictionTries = 8
 
+// shortestHead is the length of the shortest complete request head,
+// "G / HTTP/1.0\n\n": fewer octets cannot be a request to answer.
+const shortestHead = 14
+
 // evictLocked picks the connection least likely to be a real client (SPEC §7.5.1),
 // marks it closed and removes it; nil when every connection is busy. s.mu is held.
 //
-// A candidate whose socket holds octets its goroutine has not read yet (a request that
-// arrived an instant ago, the goroutine not yet scheduled) is passed over: those octets
-// may be a complete request, which is never evicted.
+// An idle candidate whose socket holds at least shortestHead octets its goroutine has
+// not read yet (a request that arrived an instant ago, the goroutine not yet scheduled)
+// is passed over: those octets may be a complete request, which is never evicted.
 func (s *server) evictLocked() *conn {
 	var passed [evictionTries]*conn
 	for try := 0; try < evictionTries; try++ {
@@ -130,7 +134,7 @@ func (s *server) evictLocked() *conn {
 			return nil
 		}
 		passed[try] = best
-		if bestState != stateLingering && unreadOctets(best.raw) > 0 {
+		if bestState == stateIdle && unreadOctets(best.raw) >= shortestHead {
 			continue
 		}
 		if best.state.CompareAndSwap(bestState, stateClosed) {
