@@ -9,7 +9,7 @@ import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
 /** The permissions a worker is started with: the same as the first process's. */
-const PERMISSIONS = ["--quiet", "--no-prompt", "--unstable-net", "--allow-net", "--allow-env", "--allow-read", "--allow-run"];
+const PERMISSIONS = ["--quiet", "--no-prompt", "--v8-flags=--max-semi-space-size=2", "--unstable-net", "--allow-net", "--allow-env", "--allow-read", "--allow-run"];
 /** Octets read at once. */
 const READ_SIZE = 64 * 1024;
 
