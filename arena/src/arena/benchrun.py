@@ -6,7 +6,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from . import instructions, results
+from . import history, instructions, results
 from .bench import Plan, WrkError, measure_sample, measure_startup, scripts_for
 from .build import needs_build
 from .cgroup import CapError, probe
@@ -172,4 +172,5 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     )
     run.write(run_dir)
     results.point_latest(results_dir, run_dir)
+    history.append(run, repo, results_dir)
     return run_dir

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from . import latency, results
+from . import history, latency, results
 from .bench import WrkError
 from .model import Config
 from .process import StartError
@@ -178,4 +178,21 @@ def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, re
     console.print(f"results: {out / 'latency.json'}\nreports: {md}\n         {page}")
 
 
-COMMANDS = [sweep_cmd, latency_cmd]
+@click.command("history")
+@click.argument("entries", nargs=-1)
+@click.option("--file", "path", type=click.Path(dir_okay=False, path_type=Path), help="Default: results/history.jsonl")
+@click.option("--include-quick", is_flag=True, help="Count quick runs too (left out by default).")
+@click.pass_context
+def history_cmd(ctx, entries, path, include_quick):
+    """The changes of level in the bench history (E-Divisive), with the run and commit of each."""
+    path = path or ctx.obj["repo"] / "results" / history.FILE
+    if not path.is_file():
+        raise _cli().Failure(f"no history at {path}: each `arena bench` appends a line to it")
+    lines = history.read(path)
+    found = history.changes(lines, list(entries), include_quick)
+    console.print(f"{len(lines)} runs in {path}; {len(found)} changes (E-Divisive, p < {history.PVALUE})")
+    for change in found:
+        console.print(change.words(), highlight=False)
+
+
+COMMANDS = [sweep_cmd, latency_cmd, history_cmd]
