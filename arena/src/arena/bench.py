@@ -15,6 +15,7 @@ from pathlib import Path
 from .cgroup import CpuCap
 from .entries import Entry
 from .model import Config, Mode, Sample, mode
+from .outside import Outside
 from .process import Launch, StartError, free_port, launch_ready, start
 from .verify import load_runner
 
@@ -75,7 +76,10 @@ def run_wrk(argv: list[str], seconds: int) -> tuple[dict, float, float]:
 
 def answer_problem(entry: Entry, launch: Launch, port: int) -> str:
     """The conformance runner's check of one `GET /`: "" when it is a 302 to the template
-    with k in 1..count, else what came back. Raises OSError when it cannot connect."""
+    with k in 1..count, else what came back (an outside server: its --expect on its --path).
+    Raises OSError when it cannot connect."""
+    if isinstance(entry, Outside):
+        return entry.answer_problem(launch.host, port)
     runner = load_runner(entry.repo)
     return runner.check_redirect(runner.Target(launch.host, port, launch.count, launch.location))
 
@@ -116,7 +120,7 @@ def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts:
         problem = answer_problem(entry, launch, server.port)
         if problem:
             raise StartError(f"{entry.name}: wrong answer before the run: {problem}")
-        url = f"http://{launch.host}:{server.port}/"
+        url = f"http://{launch.host}:{server.port}{entry.path if isinstance(entry, Outside) else '/'}"
         if cfg.warmup_s > 0:
             run_wrk(wrk_argv(url, m, cfg.warmup_s, cfg, scripts[mode_name]), cfg.warmup_s)
         cpu_before = server.cpu_seconds()

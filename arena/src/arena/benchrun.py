@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
-from . import history, instructions, results
+from . import history, instructions, plan, results
 from .bench import Plan, WrkError, measure_sample, measure_startup, scripts_for
 from .build import needs_build
 from .cgroup import CapError, probe
 from .entries import Entry, artifact_bytes, runtime_bytes
 from .machine import describe, first_line
 from .model import Config, EntryRecord, Failure, Machine, Run, Verdicts, mode
+from .outside import Outside
 from .process import StartError
 from .sections import tally
 from .ui import bar, build_with_spinner, console, spinner
@@ -80,6 +83,8 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     for e in chosen:
         if not e.available:
             console.print(f"[yellow]unavailable[/] {e.name}: {e.reason}")
+    usable = [e for e in chosen if e.available]
+    console.print(plan.words(usable, cfg, plan.estimate(usable, cfg, verify)), highlight=False)
 
     with spinner() as p:
         p.add_task("describing the machine", total=None)
@@ -110,17 +115,22 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
         for e in live:
             if e.kind == "floor":
                 console.print(f"not verified {e.name}: the floor is not a conforming server")
-                continue
-            with spinner() as p:
-                p.add_task(f"verifying {e.name}" + (" (quick)" if cfg.quick else ""), total=None)
-                v = verify_entry(repo, e, quick=cfg.quick)
-            if v.error:
-                _drop(records[e.name], f"verification could not run: {v.error.splitlines()[0]}")
-            else:
-                c = v.counts()
-                sections, failed_cases, core = tally(v.outcomes)
-                records[e.name].verify = Verdicts(c["pass"], c["alt"], c["fail"], sections, failed_cases, core)
-                console.print(f"verified {e.name}: {c['pass']} pass, {c['alt']} alt, {c['fail']} fail")
+            elif isinstance(e, Outside):
+                console.print(f"not verified {e.name}: GET {e.path} must answer {e.expect} before each sample")
+        to_verify = [e for e in live if e.kind != "floor" and not isinstance(e, Outside)]
+        quick = " (quick)" if cfg.quick else ""
+        with spinner() as p, ThreadPoolExecutor(plan.VERIFY_AT_ONCE) as pool:
+            p.add_task(f"verifying {len(to_verify)} entries, {plan.VERIFY_AT_ONCE} at a time{quick}", total=None)
+            futures = {pool.submit(verify_entry, repo, e, quick=cfg.quick): e for e in to_verify}
+            for future in as_completed(futures):
+                e, v = futures[future], future.result()
+                if v.error:
+                    _drop(records[e.name], f"verification could not run: {v.error.splitlines()[0]}")
+                else:
+                    c = v.counts()
+                    sections, failed_cases, core = tally(v.outcomes)
+                    records[e.name].verify = Verdicts(c["pass"], c["alt"], c["fail"], sections, failed_cases, core)
+                    p.console.print(f"verified {e.name}: {c['pass']} pass, {c['alt']} alt, {c['fail']} fail")
     live = [e for e in live if records[e.name].available]
 
     with bar() as p:
@@ -133,20 +143,23 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
             p.advance(task, cfg.startup_runs)
     live = [e for e in live if records[e.name].available]
 
-    plan = Plan(live, cfg)
+    steps = Plan(live, cfg)
     samples = []
     cap = f", capped modes at {cfg.cpu_quota:.0%} of it" if cfg.cpu_quota else ""
     console.print(
         f"measuring {len(live)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
-        f"{cfg.warmup_s} s warm-up + {cfg.duration_s} s each: about {plan.seconds() / 60:.1f} min; "
+        f"{cfg.warmup_s} s warm-up + {cfg.duration_s} s each: about {plan.minutes(steps.seconds())}; "
         f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}"
     )
     scripts = scripts_for(cfg)
     try:
         with bar() as p:
-            task = p.add_task("bench", total=len(plan.steps))
-            for rep, mode_name, e in plan.steps:
-                p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14}")
+            task = p.add_task("bench", total=len(steps.steps))
+            began = time.monotonic()
+            for done, (rep, mode_name, e) in enumerate(steps.steps):
+                each = (time.monotonic() - began) / done if done else cfg.seconds_per_sample()
+                left = plan.minutes(each * (len(steps.steps) - done))
+                p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14} {left} left")
                 try:
                     samples.append(measure_sample(e, mode_name, rep, cfg, scripts))
                 except (StartError, WrkError, CapError) as err:

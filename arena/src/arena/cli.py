@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from . import check, instructions, newentry
+from . import check, instructions, newentry, outside, plan
 from .benchrun import run_bench
 from .build import needs_build
 from .entries import Entry, ManifestError, discover, load_manifest, select
@@ -284,9 +284,9 @@ def verify_cmd(ctx, entries, quick, full, soak):
 
 @cli.command("bench")
 @click.argument("entries", nargs=-1)
-@click.option("--quick", is_flag=True, help="Short runs for smoke tests: 1 s, 1 repetition, 1 s warm-up.")
-@click.option("--duration", type=click.IntRange(1, 3600), default=None, help="Seconds per repetition [10; quick 1].")
-@click.option("--warmup", type=click.IntRange(0, 600), default=None, help="Seconds of warm-up [2; quick 1].")
+@click.option("--quick", is_flag=True, help="Short runs for smoke tests: 1 s, 1 repetition, no warm-up.")
+@click.option("--duration", type=click.IntRange(1, 3600), default=None, help="Seconds per repetition [3; quick 1].")
+@click.option("--warmup", type=click.IntRange(0, 600), default=None, help="Seconds of warm-up [1; quick 0].")
 @click.option("--reps", type=click.IntRange(1, 100), default=None, help="Repetitions [3; quick 1].")
 @click.option("--server-cpus", default="0", show_default=True, help="CPUs the server is pinned to.")
 @click.option("--client-cpus", default="1", show_default=True, help="CPUs wrk is pinned to.")
@@ -308,6 +308,16 @@ def verify_cmd(ctx, entries, quick, full, soak):
     default=None,
     help="Where run directories go [<repo>/results].",
 )
+@click.option(
+    "--cmd",
+    "command",
+    default=None,
+    help="Also measure the server this command starts (with {listen} or {port}), beside ENTRIES [floor nginx-lua].",
+)
+@click.option("--path", "target", default="/", show_default=True, help="With --cmd: the path requested.")
+@click.option(
+    "--expect", type=click.IntRange(100, 599), default=302, show_default=True, help="With --cmd: the status it answers."
+)
 @click.pass_context
 def bench_cmd(
     ctx,
@@ -324,6 +334,9 @@ def bench_cmd(
     reference,
     no_verify,
     results_dir,
+    command,
+    target,
+    expect,
 ):
     """Benchmark ENTRIES (default: all available) and write results/<run-id>/."""
     chosen_modes = tuple(m for m in modes.split(",") if m)
@@ -333,9 +346,9 @@ def bench_cmd(
     cfg = Config(
         server_cpus=check_cpus("--server-cpus", server_cpus),
         client_cpus=check_cpus("--client-cpus", client_cpus),
-        duration_s=duration or (1 if quick else 10),
-        warmup_s=warmup if warmup is not None else (1 if quick else 2),
-        repetitions=reps or (1 if quick else 3),
+        duration_s=duration or (plan.QUICK_DURATION_S if quick else plan.DURATION_S),
+        warmup_s=warmup if warmup is not None else (plan.QUICK_WARMUP_S if quick else plan.WARMUP_S),
+        repetitions=reps or (plan.QUICK_REPETITIONS if quick else plan.REPETITIONS),
         modes=chosen_modes,
         connections=connections,
         reference=reference,
@@ -346,7 +359,18 @@ def bench_cmd(
     for tool in ("wrk", "taskset"):
         if not shutil.which(tool):
             raise Failure(f"{tool} is not on PATH")
-    chosen = load_entries(ctx, entries)
+    if command is None:
+        chosen = load_entries(ctx, entries)
+    else:  # an outside server, measured beside the floor and the reference unless ENTRIES are named
+        if not target.startswith("/"):
+            raise click.BadParameter(f"must start with / (got {target!r})", param_hint="'--path'")
+        try:
+            outsider = outside.outside_entry(command, target, expect)
+        except outside.OutsideError as err:
+            raise click.BadParameter(str(err), param_hint="'--cmd'") from None
+        every = load_entries(ctx, entries)
+        chosen = every if entries else [e for e in every if e.name in ("floor", reference) and e.available]
+        chosen.append(outsider)
     run_dir = run_bench(
         ctx.obj["repo"], chosen, cfg, verify=not no_verify, results_dir=results_dir or ctx.obj["repo"] / "results"
     )

@@ -4,7 +4,7 @@ local PIPELINE_DEPTH = 16
 init = function(args)
    local batch = {}
    for i = 1, PIPELINE_DEPTH do
-      batch[i] = wrk.format(nil, "/")
+      batch[i] = wrk.format(nil, wrk.path) -- the URL's path: / for an entry, --path for --cmd
    end
    pipelined = table.concat(batch)
 end
