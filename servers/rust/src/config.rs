@@ -1,10 +1,12 @@
-//! Configuration (SPEC §1): flags, `RENARD_*` variables, defaults. A flag wins over its
-//! variable, a variable over the default; an empty variable is unset. Every error is one
-//! line naming the flag (or variable) and the reason; the caller prints it, exits 2.
+//! Configuration (SPEC §1, §8): flags, `RENARD_*` variables, the `--config` file,
+//! defaults. A flag wins over the file's line, the file over the variable, a variable over
+//! the default; an empty variable is unset. Every error is one line naming the flag (or
+//! variable, or file and variable) and the reason; the caller prints it, exits 2.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::net::SocketAddr;
 use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A validated configuration.
@@ -27,6 +29,10 @@ pub struct Config {
     /// Longest drain after SIGTERM/SIGINT (SPEC §7.6; the window is the lesser of this
     /// and `header_timeout`); zero is allowed.
     pub drain_timeout: Duration,
+    /// Answer `GET /metrics` (SPEC §8).
+    pub metrics: bool,
+    /// Where N was counted from, when it was (SPEC §8, `--count-from`).
+    pub count_from: Option<PathBuf>,
 }
 
 /// What the command line asks for.
@@ -38,6 +44,8 @@ pub enum Command {
     Help,
     /// Print `renard VERSION`, exit 0.
     Version,
+    /// Send one `GET path` to `addr`, exit 0 on a 200 (SPEC §8, `--check`).
+    Check { addr: SocketAddr, path: Vec<u8> },
 }
 
 /// The `--help` text.
@@ -55,12 +63,19 @@ Answers GET / with a 302 redirect to TEMPLATE with {n} replaced by k in 1..N
   --idle-timeout S         RENARD_IDLE_TIMEOUT     default 60 (seconds, > 0, <= 86400)
   --max-connections N      RENARD_MAX_CONNECTIONS  default 10000 (1 to 1000000)
   --drain-timeout S        RENARD_DRAIN_TIMEOUT    default 1 (seconds, >= 0, <= 86400)
+  --metrics                RENARD_METRICS          answer GET /metrics (variable: 1 on, 0 off)
+  --count-from DIR         RENARD_COUNT_FROM       N = images in DIR named as the template's
+                                                   last segment, k = 1, 2, ... (not with --count)
+  --config FILE            RENARD_CONFIG           RENARD_COUNT, RENARD_LOCATION and
+                                                   RENARD_COUNT_FROM lines (NAME=VALUE)
+  --check URL                                      GET http://HOST:PORT/PATH, exit 0 on 200
+SIGHUP re-reads --config and recounts --count-from (N and the template only).
   --help                   print this text
   --version                print the version
 ";
 
-/// The flags that take a value, with their variables.
-const FLAGS: [(&str, &str); 8] = [
+/// The flags, with their variables (`--check` has none, `--metrics` takes no value).
+const FLAGS: [(&str, &str); 12] = [
     ("--listen", "RENARD_LISTEN"),
     ("--count", "RENARD_COUNT"),
     ("--location", "RENARD_LOCATION"),
@@ -69,7 +84,29 @@ const FLAGS: [(&str, &str); 8] = [
     ("--idle-timeout", "RENARD_IDLE_TIMEOUT"),
     ("--max-connections", "RENARD_MAX_CONNECTIONS"),
     ("--drain-timeout", "RENARD_DRAIN_TIMEOUT"),
+    ("--metrics", "RENARD_METRICS"),
+    ("--count-from", "RENARD_COUNT_FROM"),
+    ("--config", "RENARD_CONFIG"),
+    ("--check", ""),
 ];
+
+/// The variables a `--config` file may set (SPEC §8): the ones a reload changes.
+const FILE_VARIABLES: [&str; 3] = ["RENARD_COUNT", "RENARD_LOCATION", "RENARD_COUNT_FROM"];
+
+/// Where a value came from, weakest first: the order in which they override each other.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Layer {
+    Variable,
+    File,
+    Flag,
+}
+
+/// A value and the name to blame for it.
+struct Source {
+    name: String,
+    value: OsString,
+    layer: Layer,
+}
 
 /// Read the command line `args` (without the program name), the variables through
 /// `var`, and default `--threads` to `cpus`. Err is the whole stderr line.
@@ -103,44 +140,160 @@ pub fn parse(
         let Some(&(flag, _)) = FLAGS.iter().find(|(flag, _)| *flag == name) else {
             return Err(format!("renard: {name}: unknown flag (see --help)"));
         };
+        if flag == "--metrics" {
+            // A switch: `--metrics` alone (SPEC §8).
+            if inline_value.is_some() {
+                return Err("renard: --metrics: takes no value".to_string());
+            }
+            given.push((flag, OsString::from("1")));
+            continue;
+        }
         let value = match inline_value.or_else(|| args.next()) {
             Some(value) => value,
             None => return Err(format!("renard: {name}: missing value")),
         };
         given.push((flag, value));
     }
-    // The value of `flag`: given, else its non-empty variable, else None; with the name
-    // to blame. `flag` is one of FLAGS (the defaults test reads every one).
-    let source = |flag: &str| -> Option<(&'static str, OsString)> {
-        let &(flag, variable) = FLAGS.iter().find(|(f, _)| *f == flag).expect("a flag of FLAGS");
-        match given.iter().rev().find(|(f, _)| *f == flag) {
-            Some((_, value)) => Some((flag, value.clone())),
-            None => var(variable).filter(|v| !v.is_empty()).map(|v| (variable, v)),
+    let flag_value = |flag: &str| given.iter().rev().find(|(f, _)| *f == flag).map(|(_, v)| v.clone());
+    if let Some(url) = flag_value("--check") {
+        // The check runs alone: nothing else is read (a container's variables may name
+        // things the check does not need, such as an image folder).
+        let (addr, path) = parse_check_url(url.as_bytes())
+            .map_err(|reason| format!("renard: --check: {reason} (got {})", quoted(url.as_bytes())))?;
+        return Ok(Command::Check { addr, path });
+    }
+    let variable = |name: &str| var(name).filter(|v| !v.is_empty());
+    // The --config file's lines, as (variable, value).
+    let file = match (flag_value("--config").map(|v| ("--config", v)))
+        .or_else(|| variable("RENARD_CONFIG").map(|v| ("RENARD_CONFIG", v)))
+    {
+        Some((name, path)) => Some((PathBuf::from(path.clone()), read_config_file(Path::new(&path), name)?)),
+        None => None,
+    };
+    // The value of `flag`: given, else the file's line, else its non-empty variable, else
+    // None; with the name to blame. `flag` is one of FLAGS (the defaults test reads every one).
+    let source = |flag: &str| -> Option<Source> {
+        let &(flag, variable_name) = FLAGS.iter().find(|(f, _)| *f == flag).expect("a flag of FLAGS");
+        if let Some(value) = flag_value(flag) {
+            return Some(Source { name: flag.to_string(), value, layer: Layer::Flag });
         }
+        if let Some((path, lines)) = &file
+            && let Some((_, value)) = lines.iter().rev().find(|(name, _)| *name == variable_name)
+        {
+            let name = format!("{}: {variable_name}", path.display());
+            return Some(Source { name, value: value.clone(), layer: Layer::File });
+        }
+        variable(variable_name).map(|value| Source { name: variable_name.to_string(), value, layer: Layer::Variable })
+    };
+    let location = value(source("--location"), b"https://avatar.example.org/Renard-{n}.png".to_vec(), parse_location)?;
+    // N: --count or --count-from, whichever the stronger layer gives (SPEC §8: they
+    // exclude each other; both in the same layer is an error).
+    let (count, count_from) = match (source("--count"), source("--count-from")) {
+        (Some(count), Some(from)) if count.layer == from.layer => {
+            return Err(format!("renard: {}: cannot be used with {}", from.name, count.name));
+        }
+        (count, Some(from)) if count.as_ref().is_none_or(|c| c.layer < from.layer) => {
+            let dir = PathBuf::from(&from.value);
+            let n = count_images(&dir, &location).map_err(|reason| format!("renard: {}: {reason}", from.name))?;
+            (n, Some(dir))
+        }
+        (count, _) => (value(count, 21, |v| parse_integer(v, 1_000_000).map(|n| n as u32))?, None),
     };
     Ok(Command::Serve(Config {
         listen: value(source("--listen"), "127.0.0.1:8080".parse().unwrap(), parse_listen)?,
-        count: value(source("--count"), 21, |v| parse_integer(v, 1_000_000).map(|n| n as u32))?,
-        location: value(source("--location"), b"https://avatar.example.org/Renard-{n}.png".to_vec(), parse_location)?,
+        count,
+        location,
         threads: value(source("--threads"), cpus.clamp(1, 1024), |v| parse_integer(v, 1024))?,
         header_timeout: value(source("--header-timeout"), Duration::from_secs(10), parse_positive_seconds)?,
         idle_timeout: value(source("--idle-timeout"), Duration::from_secs(60), parse_positive_seconds)?,
         max_connections: value(source("--max-connections"), 10_000, |v| parse_integer(v, 1_000_000))?,
         drain_timeout: value(source("--drain-timeout"), Duration::from_secs(1), parse_seconds)?,
+        metrics: value(source("--metrics"), false, parse_switch)?,
+        count_from,
     }))
 }
 
+/// The `NAME=VALUE` lines of a `--config` file (SPEC §8); empty lines and lines starting
+/// with `#` are skipped. `blame` is the flag or variable that named the file.
+fn read_config_file(path: &Path, blame: &str) -> Result<Vec<(&'static str, OsString)>, String> {
+    let text = std::fs::read(path).map_err(|e| format!("renard: {blame}: cannot read {}: {e}", path.display()))?;
+    let mut lines = Vec::new();
+    for (number, line) in text.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() || line.starts_with(b"#") {
+            continue;
+        }
+        let at = || format!("renard: {}: line {}", path.display(), number + 1);
+        let Some(eq) = line.iter().position(|&b| b == b'=') else {
+            return Err(format!("{}: expected NAME=VALUE (got {})", at(), quoted(line)));
+        };
+        let name = &line[..eq];
+        let Some(&variable) = FILE_VARIABLES.iter().find(|v| v.as_bytes() == name) else {
+            return Err(format!(
+                "{}: {}: not one of RENARD_COUNT, RENARD_LOCATION, RENARD_COUNT_FROM",
+                at(),
+                quoted(name)
+            ));
+        };
+        lines.push((variable, OsStr::from_bytes(&line[eq + 1..]).to_os_string()));
+    }
+    Ok(lines)
+}
+
+/// N for `--count-from` (SPEC §8): how many of the files named by the template's last
+/// path segment with `{n}` = 1, 2, ... exist in `dir`, up to the first missing one.
+pub fn count_images(dir: &Path, template: &[u8]) -> Result<u32, String> {
+    let path = &template[..template.iter().position(|&b| b == b'?' || b == b'#').unwrap_or(template.len())];
+    let segment = &path[path.iter().rposition(|&b| b == b'/').map_or(0, |slash| slash + 1)..];
+    if !segment.windows(3).any(|w| w == b"{n}") {
+        return Err(format!("the template's last path segment {} holds no {{n}}", quoted(segment)));
+    }
+    std::fs::read_dir(dir).map_err(|e| format!("cannot read directory {}: {e}", dir.display()))?;
+    let pieces = crate::response::split_template(segment);
+    let name = |k: u32| {
+        let (first, rest) = pieces.split_first().expect("at least one piece");
+        let mut name = first.clone();
+        for piece in rest {
+            name.extend_from_slice(k.to_string().as_bytes());
+            name.extend_from_slice(piece);
+        }
+        dir.join(OsStr::from_bytes(&name))
+    };
+    let count = (1..=1_000_000).take_while(|&k| name(k).exists()).count() as u32;
+    if count == 0 {
+        return Err(format!("no image: {} does not exist", name(1).display()));
+    }
+    Ok(count)
+}
+
+/// `--metrics`'s value: `1` on, `0` off (an empty variable is unset: off).
+fn parse_switch(v: &[u8]) -> Result<bool, String> {
+    match v {
+        b"1" => Ok(true),
+        b"0" => Ok(false),
+        _ => Err("must be 1 (on) or 0 (off)".to_string()),
+    }
+}
+
+/// `http://HOST:PORT/PATH` with a numeric host (SPEC §8): the address and the path.
+fn parse_check_url(v: &[u8]) -> Result<(SocketAddr, Vec<u8>), String> {
+    const REASON: &str = "must be http://HOST:PORT/PATH with a numeric host (A.B.C.D or [IPv6])";
+    let rest = v.strip_prefix(b"http://").ok_or(REASON)?;
+    let slash = rest.iter().position(|&b| b == b'/').ok_or(REASON)?;
+    let (authority, path) = rest.split_at(slash);
+    let addr = std::str::from_utf8(authority).ok().and_then(|a| a.parse().ok()).ok_or(REASON)?;
+    if !path.iter().all(|&b| (0x21..=0x7e).contains(&b)) || path.contains(&b'#') {
+        return Err(REASON.to_string());
+    }
+    Ok((addr, path.to_vec()))
+}
+
 /// The parsed `source`, or `default` when there is none; Err is the stderr line.
-fn value<T>(
-    source: Option<(&str, OsString)>,
-    default: T,
-    parse: impl Fn(&[u8]) -> Result<T, String>,
-) -> Result<T, String> {
+fn value<T>(source: Option<Source>, default: T, parse: impl Fn(&[u8]) -> Result<T, String>) -> Result<T, String> {
     match source {
         None => Ok(default),
-        Some((name, raw)) => {
-            parse(raw.as_bytes()).map_err(|reason| format!("renard: {name}: {reason} (got {})", quoted(raw.as_bytes())))
-        }
+        Some(Source { name, value, .. }) => parse(value.as_bytes())
+            .map_err(|reason| format!("renard: {name}: {reason} (got {})", quoted(value.as_bytes()))),
     }
 }
 
@@ -388,5 +541,149 @@ mod tests {
     #[test]
     fn errors_are_one_line() {
         assert!(!error(&["--location", "a\nb"], &[]).contains('\n'))
+    }
+
+    fn check(args: &[&str]) -> Result<Command, String> {
+        run(args, &[("RENARD_COUNT_FROM", "/nonexistent")])
+    }
+    #[test]
+    fn check_url_is_read_alone() {
+        assert_eq!(
+            check(&["--check", "http://127.0.0.1:8080/healthz"]),
+            Ok(Command::Check { addr: "127.0.0.1:8080".parse().unwrap(), path: b"/healthz".to_vec() })
+        )
+    }
+    #[test]
+    fn check_url_with_ipv6_host_is_read() {
+        assert!(matches!(check(&["--check=http://[::1]:1/"]), Ok(Command::Check { .. })))
+    }
+    #[test]
+    fn check_url_with_hostname_is_refused() {
+        assert!(error(&["--check", "http://localhost:80/healthz"], &[]).starts_with("renard: --check: must be http://"))
+    }
+    #[test]
+    fn check_url_without_path_is_refused() {
+        assert!(error(&["--check", "http://127.0.0.1:80"], &[]).starts_with("renard: --check: "))
+    }
+    #[test]
+    fn check_url_over_https_is_refused() {
+        assert!(error(&["--check", "https://127.0.0.1:80/"], &[]).starts_with("renard: --check: "))
+    }
+    #[test]
+    fn metrics_are_off_by_default() {
+        assert!(!config(&[], &[]).metrics)
+    }
+    #[test]
+    fn metrics_flag_turns_them_on() {
+        assert!(config(&["--metrics"], &[]).metrics)
+    }
+    #[test]
+    fn metrics_variable_turns_them_on_and_off() {
+        assert!(config(&[], &[("RENARD_METRICS", "1")]).metrics);
+        assert!(!config(&[], &[("RENARD_METRICS", "0")]).metrics);
+    }
+    #[test]
+    fn metrics_flag_with_a_value_is_refused() {
+        assert_eq!(error(&["--metrics=1"], &[]), "renard: --metrics: takes no value")
+    }
+    #[test]
+    fn bad_metrics_variable_is_named() {
+        assert!(error(&[], &[("RENARD_METRICS", "yes")]).starts_with("renard: RENARD_METRICS: must be 1"))
+    }
+
+    /// A fresh directory under the system's temporary one.
+    fn scratch_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("renard-config-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+    /// `dir` with Renard-1.png .. Renard-n.png.
+    fn images(name: &str, n: u32) -> PathBuf {
+        let dir = scratch_dir(name);
+        for k in 1..=n {
+            std::fs::write(dir.join(format!("Renard-{k}.png")), b"").unwrap();
+        }
+        dir
+    }
+    #[test]
+    fn count_from_counts_images_up_to_the_first_gap() {
+        let dir = images("gap", 5);
+        std::fs::write(dir.join("Renard-7.png"), b"").unwrap();
+        let c = config(&["--count-from", dir.to_str().unwrap()], &[]);
+        assert_eq!((c.count, c.count_from), (5, Some(dir)));
+    }
+    #[test]
+    fn count_from_reads_the_templates_last_segment() {
+        let dir = scratch_dir("segment");
+        std::fs::write(dir.join("a-1-1.jpg"), b"").unwrap();
+        let location = "https://x/img/a-{n}-{n}.jpg?v=1";
+        assert_eq!(config(&["--count-from", dir.to_str().unwrap(), "--location", location], &[]).count, 1);
+    }
+    #[test]
+    fn count_from_without_image_is_refused() {
+        let dir = scratch_dir("empty");
+        let e = error(&[], &[("RENARD_COUNT_FROM", dir.to_str().unwrap())]);
+        assert!(e.starts_with("renard: RENARD_COUNT_FROM: no image: "), "{e}");
+    }
+    #[test]
+    fn count_from_missing_directory_is_refused() {
+        assert!(error(&["--count-from", "/nonexistent/renard"], &[]).starts_with("renard: --count-from: cannot read"))
+    }
+    #[test]
+    fn count_from_with_placeholder_outside_last_segment_is_refused() {
+        let dir = images("outside", 1);
+        let e = error(&["--count-from", dir.to_str().unwrap(), "--location", "https://x/{n}/a.png"], &[]);
+        assert!(e.contains("holds no {n}"), "{e}");
+    }
+    #[test]
+    fn count_and_count_from_flags_exclude_each_other() {
+        let dir = images("both", 2);
+        let e = error(&["--count", "3", "--count-from", dir.to_str().unwrap()], &[]);
+        assert_eq!(e, "renard: --count-from: cannot be used with --count");
+    }
+    #[test]
+    fn count_from_flag_wins_over_count_variable() {
+        let dir = images("layers", 2);
+        assert_eq!(config(&["--count-from", dir.to_str().unwrap()], &[("RENARD_COUNT", "9")]).count, 2);
+    }
+    #[test]
+    fn config_file_overrides_variables_and_flags_override_it() {
+        let dir = scratch_dir("file");
+        let file = dir.join("renard.conf");
+        std::fs::write(&file, "# N and the template\nRENARD_COUNT=4\n\nRENARD_LOCATION=/a/{n}\n").unwrap();
+        let c = config(&["--config", file.to_str().unwrap()], &[("RENARD_COUNT", "9"), ("RENARD_LOCATION", "/b/{n}")]);
+        assert_eq!((c.count, c.location.as_slice()), (4, &b"/a/{n}"[..]));
+        assert_eq!(config(&["--config", file.to_str().unwrap(), "--count", "2"], &[]).count, 2);
+    }
+    #[test]
+    fn config_file_count_from_wins_over_count_variable() {
+        let dir = images("file-from", 3);
+        let file = dir.join("renard.conf");
+        std::fs::write(&file, format!("RENARD_COUNT_FROM={}\n", dir.display())).unwrap();
+        assert_eq!(config(&[], &[("RENARD_CONFIG", file.to_str().unwrap()), ("RENARD_COUNT", "9")]).count, 3);
+    }
+    #[test]
+    fn bad_value_in_config_file_names_file_and_variable() {
+        let dir = scratch_dir("file-bad");
+        let file = dir.join("renard.conf");
+        std::fs::write(&file, "RENARD_COUNT=0\n").unwrap();
+        let e = error(&["--config", file.to_str().unwrap()], &[]);
+        assert_eq!(
+            e,
+            format!("renard: {}: RENARD_COUNT: must be an integer from 1 to 1000000 (got \"0\")", file.display())
+        );
+    }
+    #[test]
+    fn unknown_variable_in_config_file_is_refused_with_its_line() {
+        let dir = scratch_dir("file-unknown");
+        let file = dir.join("renard.conf");
+        std::fs::write(&file, "RENARD_COUNT=3\nRENARD_LISTEN=0.0.0.0:80\n").unwrap();
+        let e = error(&["--config", file.to_str().unwrap()], &[]);
+        assert!(e.starts_with(&format!("renard: {}: line 2: \"RENARD_LISTEN\": not one of", file.display())), "{e}");
+    }
+    #[test]
+    fn unreadable_config_file_is_named() {
+        assert!(error(&["--config", "/nonexistent/renard.conf"], &[]).starts_with("renard: --config: cannot read "))
     }
 }

@@ -7,6 +7,7 @@
 //! [`seed`] for seeded choices; [`config`] reads the command line; [`context`] holds what
 //! every thread reads and what each thread owns.
 
+pub mod check;
 pub mod config;
 pub mod conn;
 pub mod conns;

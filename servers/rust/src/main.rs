@@ -4,7 +4,7 @@
 //! thread (thread 0 is the main thread), exit 0 once every loop has shut down.
 
 use renard::context::Service;
-use renard::{config, server};
+use renard::{check, config, server};
 use std::process::exit;
 use std::sync::Arc;
 
@@ -16,6 +16,13 @@ fn main() {
             print!("{}", config::USAGE);
             exit(0);
         }
+        Ok(config::Command::Check { addr, path }) => match check::check(addr, &path) {
+            Ok(()) => exit(0),
+            Err(reason) => {
+                eprintln!("renard: --check: http://{addr}{}: {reason}", path.escape_ascii());
+                exit(1);
+            }
+        },
         Ok(config::Command::Version) => {
             println!("renard {}", env!("CARGO_PKG_VERSION"));
             exit(0);

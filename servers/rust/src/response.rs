@@ -103,8 +103,8 @@ impl Redirects {
     }
 }
 
-/// `template` split at each `{n}`.
-fn split_template(template: &[u8]) -> Vec<Vec<u8>> {
+/// `template` split at each `{n}` (one more piece than placeholders).
+pub fn split_template(template: &[u8]) -> Vec<Vec<u8>> {
     let mut pieces = Vec::new();
     let mut rest = template;
     while let Some(at) = rest.windows(3).position(|w| w == b"{n}") {
