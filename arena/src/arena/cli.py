@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from . import check, instructions, newentry, outside, plan
+from . import check, crossrun, instructions, newentry, outside, plan
 from .benchrun import run_bench
 from .build import needs_build
 from .entries import Entry, ManifestError, discover, load_manifest, select
@@ -588,6 +588,42 @@ def check_cmd(ctx, name):
 
 for _command in LOAD_COMMANDS:  # sweep, latency, history (loadcli.py)
     cli.add_command(_command)
+
+
+@cli.command("compare")
+@click.argument("runs", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--reference", default="nginx-lua", show_default=True, help="The second unit beside the floor.")
+def compare_cmd(runs, reference):
+    """Put RUN directories (or their run.json) side by side, each read against its own floor.
+
+    Exit 1 when a run has no floor: absolute figures are not ranked across machines."""
+    if len(runs) < 2:
+        raise click.BadParameter("give at least two runs (results/<run-id> or their run.json)", param_hint="'RUNS'")
+    try:
+        comparison = crossrun.compare(crossrun.read_runs(list(runs)), reference)
+    except crossrun.CompareError as err:
+        raise Failure(str(err)) from None
+    console.print("what differs between the runs:", highlight=False)
+    for line in comparison.differences or ["nothing recorded: same machine, tools and configuration"]:
+        console.print(f"  {line}", highlight=False, soft_wrap=True)
+    from rich.table import Table
+
+    for mode_name in comparison.modes:
+        headers, rows = crossrun.table_rows(comparison, mode_name)
+        table = Table(title=f"{mode_name}: each run's requests/s, ÷ its own floor, ÷ its own {reference}")
+        for i, header in enumerate(headers):
+            table.add_column(header, justify="left" if i in (1, len(headers) - 1) else "right")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    for mode_name in comparison.modes:
+        for line in comparison.lines[mode_name]:
+            console.print(f"{mode_name} {line.entry}: {line.verdict()}", highlight=False)
+    apart = [f"{m} {x.entry}" for m in comparison.modes for x in comparison.lines[m] if x.agree is False]
+    if apart:
+        console.print(f"the runs differ on {', '.join(apart)}", highlight=False)
+    else:
+        console.print(f"the runs agree: every ratio to the floor within {crossrun.AGREE:.0%}", highlight=False)
 
 
 # --- entry point --------------------------------------------------------------------------

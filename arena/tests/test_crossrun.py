@@ -1,0 +1,99 @@
+"""`arena compare`: runs from two machines read against their own floor; a run without a
+floor is refused rather than ranked on absolute figures."""
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_report import FIXTURE, with_floor
+
+from arena import crossrun
+from arena.model import Run
+
+
+def synthetic(scale: float, run_id: str, cpu: str) -> dict:
+    """The report's fixture with a floor, every requests/s multiplied by scale, on another CPU."""
+    doc = with_floor(json.loads(FIXTURE.read_text(encoding="utf-8")))
+    doc = copy.deepcopy(doc)
+    doc["run_id"] = run_id
+    doc["machine"]["cpu_model"] = cpu
+    doc["machine"]["tools"]["wrk"] = "4.2.0" if scale > 1 else "4.1.0"
+    for s in doc["samples"]:
+        s["rps"] = s["rps"] * scale
+    return doc
+
+
+def write(tmp_path: Path, doc: dict) -> Path:
+    folder = tmp_path / doc["run_id"]
+    folder.mkdir()
+    (folder / "run.json").write_text(json.dumps(doc))
+    return folder
+
+
+def test_two_machines_twice_apart_agree_on_every_ratio_to_their_floor():
+    slow = Run.load(synthetic(1.0, "20261101-000000", "AMD EPYC 7B13"))
+    fast = Run.load(synthetic(2.0, "20261102-000000", "Apple M9"))
+    comparison = crossrun.compare([slow, fast])
+    assert comparison.modes == ["keepalive", "pipeline16", "close"]
+    for mode_name in comparison.modes:
+        for line in comparison.lines[mode_name]:
+            a, b = line.cells
+            assert b.rps == pytest.approx(2 * a.rps)
+            assert b.of_floor == pytest.approx(a.of_floor) and line.agree, line
+            assert line.verdict().startswith("agree")
+    assert any(
+        d.startswith("cpu model: 20261101-000000 AMD EPYC 7B13; 20261102-000000 Apple M9")
+        for d in comparison.differences
+    )
+    assert any(d.startswith("wrk: ") for d in comparison.differences)
+    ranks = [line.entry for line in comparison.lines["keepalive"]]
+    assert ranks[0] == max(ranks, key=lambda name: slow_rps(slow, name))
+
+
+def slow_rps(run: Run, name: str) -> float:
+    values = [s.rps for s in run.samples if s.entry == name and s.mode == "keepalive"]
+    return sorted(values)[len(values) // 2] if values else 0.0
+
+
+def test_a_ratio_that_moves_is_said_to_differ():
+    a = synthetic(1.0, "20261101-000000", "x")
+    b = synthetic(1.0, "20261102-000000", "x")
+    for s in b["samples"]:
+        if s["entry"] == "rust":
+            s["rps"] *= 1.5
+    comparison = crossrun.compare([Run.load(a), Run.load(b)])
+    rust = next(line for line in comparison.lines["keepalive"] if line.entry == "rust")
+    assert not rust.agree and rust.verdict() == "differ: 1.50× apart"
+
+
+def test_a_run_without_a_floor_is_refused():
+    with_one = Run.load(synthetic(1.0, "20261101-000000", "x"))
+    without = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    with pytest.raises(crossrun.CompareError, match="has no floor"):
+        crossrun.compare([with_one, Run.load(without)])
+
+
+def test_arena_compare_reads_two_run_directories(tmp_path):
+    one = write(tmp_path, synthetic(1.0, "20261101-000000", "AMD EPYC 7B13"))
+    two = write(tmp_path, synthetic(2.0, "20261102-000000", "Apple M9"))
+    p = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "compare", str(one), str(two)], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 0, p.stderr
+    assert "cpu model: 20261101-000000 AMD EPYC 7B13; 20261102-000000 Apple M9" in p.stdout
+    assert "keepalive rust: agree" in p.stdout and "differ:" not in p.stdout
+    assert "the runs agree: every ratio to the floor within 10%" in p.stdout
+
+
+def test_arena_compare_refuses_a_run_without_a_floor_with_one_line(tmp_path):
+    one = write(tmp_path, synthetic(1.0, "20261101-000000", "x"))
+    bare = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    bare["run_id"] = "20261103-000000"
+    two = write(tmp_path, bare)
+    p = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "compare", str(one), str(two)], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 1 and p.stderr.startswith("Error: run 20261103-000000 has no floor")
