@@ -14,7 +14,8 @@ func interpret(head []byte) (request, reject) {
 	target := rest[:sp2]
 	http10 := rest[sp2+8] == '0' // "HTTP/1.x"; the syntax pass allowed only 1.0 and 1.1
 	i := sp1 + 1 + sp2 + 1 + 8
-	i, _ = lineEnd(head, i)
+	end, _ := lineEnd(head, i)
+	i += end
 
 	var (
 		hostLines, lengthLines, codingLines int
@@ -24,12 +25,12 @@ func interpret(head []byte) (request, reject) {
 		closeToken, keepAliveToken, expect  bool
 	)
 	for {
-		end := indexByte(head[i:], '\n') + i
-		line := head[i:end]
+		lf := indexByte(head[i:], '\n') + i
+		line := head[i:lf]
 		if len(line) > 0 && line[len(line)-1] == '\r' {
 			line = line[:len(line)-1]
 		}
-		i = end + 1
+		i = lf + 1
 		if len(line) == 0 {
 			break
 		}

@@ -4,17 +4,15 @@ package main
 //
 // The checks follow the flagship (servers/rust/src/request.rs) octet for octet, including
 // when an answer is decided before the head is complete, so that both answer the same
-// bytes for the same input: a size scan first (rule 2 bare CR, rule 3 and rule 6 limits),
-// then a syntax pass over what has arrived (rules 3–5, stopping at the first bad octet),
-// then, on a complete head, the meaning of its fields (rules 7–9).
+// bytes for the same input: one pass over rules 1–6 where the first deciding octet wins
+// (walk, syntax.go), then, on a complete head, the meaning of its fields (rules 7–9,
+// interpret.go).
 
 // Limits of SPEC §5, in octets (rule 3, rule 6) and field lines (rule 6).
 const (
 	maxRequestLine  = 8192
 	maxFieldSection = 16384
 	maxFieldLines   = 100
-	// The most of an oversized head that the syntax pass reads (rule 6 after rules 3–5).
-	maxHeadChecked = maxRequestLine + 2 + maxFieldSection + 1
 )
 
 // reject is why a request is refused; every refusal closes the connection (SPEC §7.2).
@@ -74,114 +72,35 @@ type parsed struct {
 
 // parse reads the request head at the start of input (SPEC §5). It does not allocate.
 func parse(input []byte) parsed {
-	start := leadingEmptyLines(input)
-	buf := input[start:]
-	shape, headEnd, r := scan(buf)
-	if r != rejectNone {
-		return parsed{outcome: refused, reject: r}
-	}
-	switch shape {
-	case shapeIncomplete:
-		// What has come may already break rules 3–5: refuse it now, not at the deadline.
-		if r := checkSyntax(buf); r != rejectNone {
-			return parsed{outcome: refused, reject: r}
-		}
-		return parsed{outcome: needMore, emptyLines: start}
-	case shapeOversized:
-		head := buf
-		if len(head) > maxHeadChecked {
-			head = head[:maxHeadChecked]
-		}
-		if r := checkSyntax(head); r != rejectNone {
-			return parsed{outcome: refused, reject: r}
-		}
-		return parsed{outcome: refused, reject: rejectFieldsTooLarge}
-	}
-	head := buf[:headEnd]
-	if r := checkSyntax(head); r != rejectNone {
-		return parsed{outcome: refused, reject: r}
-	}
-	req, r := interpret(head)
-	if r != rejectNone {
-		return parsed{outcome: refused, reject: r}
-	}
-	req.headLen = start + headEnd
-	return parsed{outcome: complete, req: req}
-}
-
-// leadingEmptyLines is the number of octets of CRLF or LF empty lines at the start of
-// buf (rule 1). A lone trailing CR stays: it may be the start of a CRLF.
-func leadingEmptyLines(buf []byte) int {
-	i := 0
-	for {
-		switch {
-		case i < len(buf) && buf[i] == '\n':
-			i++
-		case i+1 < len(buf) && buf[i] == '\r' && buf[i+1] == '\n':
-			i += 2
-		default:
-			return i
-		}
-	}
-}
-
-// shape is where a head ends, found without parsing it.
-type shape uint8
-
-const (
-	shapeIncomplete shape = iota // no empty line yet, every limit holds
-	shapeOversized               // the field section passed its size or line limit
-	shapeHead                    // the head ends at headEnd, its empty line included
-)
-
-// scan finds the end of the head in buf (no leading empty lines) while enforcing rule 2
-// (a CR not followed by LF) and the limits of rules 3 and 6.
-func scan(buf []byte) (s shape, headEnd int, r reject) {
-	lineStart := 0
-	fieldsStart := -1 // index after the request line's LF
-	fieldLines := 0
-	i := 0
-bytes:
-	for ; i < len(buf); i++ {
-		switch buf[i] {
-		case '\r':
-			if i+1 == len(buf) {
-				break bytes
+	// Rule 1: empty lines before the request line are dropped as they come.
+	at := 0
+	for at < len(input) && (input[at] == '\n' || input[at] == '\r') {
+		if input[at] == '\r' {
+			if at+1 == len(input) {
+				break
 			}
-			if buf[i+1] != '\n' {
-				return 0, 0, rejectBadRequest
+			if input[at+1] != '\n' {
+				return parsed{outcome: refused, reject: rejectBadRequest}
 			}
-		case '\n':
-			contentEnd := i
-			if i > lineStart && buf[i-1] == '\r' {
-				contentEnd = i - 1
-			}
-			if fieldsStart < 0 {
-				if contentEnd > maxRequestLine {
-					return 0, 0, rejectURITooLong
-				}
-				fieldsStart = i + 1
-			} else {
-				if i+1-fieldsStart > maxFieldSection {
-					return shapeOversized, 0, rejectNone
-				}
-				if contentEnd == lineStart {
-					return shapeHead, i + 1, rejectNone
-				}
-				fieldLines++
-				if fieldLines > maxFieldLines {
-					return shapeOversized, 0, rejectNone
-				}
-			}
-			lineStart = i + 1
+			at++
 		}
+		at++
 	}
-	// buf[:i] holds no complete head; the limits still apply to what has come.
+	if at == len(input) || input[at] == '\r' {
+		return parsed{outcome: needMore, emptyLines: at}
+	}
+	head := input[at:]
+	end, r := walk(head)
 	switch {
-	case fieldsStart < 0 && i > maxRequestLine:
-		return 0, 0, rejectURITooLong
-	case fieldsStart >= 0 && i-fieldsStart > maxFieldSection:
-		return shapeOversized, 0, rejectNone
+	case r != rejectNone:
+		return parsed{outcome: refused, reject: r}
+	case end == 0:
+		return parsed{outcome: needMore, emptyLines: at}
 	}
-	return shapeIncomplete, 0, rejectNone
+	req, r := interpret(head[:end])
+	if r != rejectNone {
+		return parsed{outcome: refused, reject: r}
+	}
+	req.headLen = at + end
+	return parsed{outcome: complete, req: req}
 }

@@ -127,17 +127,44 @@ func TestParseReadsPersistenceAndFraming(t *testing.T) {
 	}
 }
 
-// TestVersionDecidedAsItArrives pins the flagship's reading of a version cut short: a
-// prefix of "HTTP/1." waits, anything else is decided on what has come.
-func TestVersionDecidedAsItArrives(t *testing.T) {
+// TestVersionWaitsForItsLineEnd: a version is read octet by octet and decided at its
+// line end, so the answer does not depend on where the reads split it.
+func TestVersionWaitsForItsLineEnd(t *testing.T) {
 	for input, want := range map[string]reject{
-		"GET / HTTP/1.":  rejectNone,
-		"GET / HTTP/2":   rejectBadRequest, // not yet DIGIT.DIGIT
-		"GET / HTTP/2.0": rejectVersion,
-		"GET / XTTP":     rejectBadRequest,
+		"GET / HTTP/1.":       rejectNone,
+		"GET / HTTP/2":        rejectNone,
+		"GET / HTTP/2.0":      rejectNone,
+		"GET / HTTP/2.0\r":    rejectNone,
+		"GET / HTTP/2.0\r\n":  rejectVersion,
+		"GET / HTTP/2.0\rX":   rejectBadRequest, // rule 2 before rule 4
+		"GET / HTTP/2.0 ":     rejectBadRequest,
+		"GET / HTTP/2.x":      rejectBadRequest,
+		"GET / XTTP":          rejectBadRequest,
+		"GET / HTTP/1.10\r\n": rejectBadRequest,
+		"GET / HTTP/1.1\r\n":  rejectNone,
 	} {
 		if got := parse([]byte(input)).reject; got != want {
 			t.Errorf("parse(%q).reject = %d, want %d", input, got, want)
+		}
+	}
+}
+
+// TestFirstDecidingOctetWins: the checks of rules 2–6 apply in octet order, whatever
+// arrives in one read.
+func TestFirstDecidingOctetWins(t *testing.T) {
+	cases := []struct {
+		name, input string
+		want        reject
+	}{
+		{"bad method octet before the line length", "G\x01T /" + strings.Repeat("a", 9000) + " HTTP/1.1\r\n" + host + "\r\n", rejectBadRequest},
+		{"line length before a later bad octet", "GET /" + strings.Repeat("a", 9000) + "\x01 HTTP/1.1\r\n", rejectURITooLong},
+		{"section size before a later bad octet", "GET / HTTP/1.1\r\n" + host + "X-Pad: " + strings.Repeat("a", 16400) + "\x01\r\n\r\n", rejectFieldsTooLarge},
+		{"bad octet before the section size", "GET / HTTP/1.1\r\n" + host + "X-Pad: \x01" + strings.Repeat("a", 16400) + "\r\n\r\n", rejectBadRequest},
+		{"bare CR before the version rule", "GET / HTTP/2.0\rX\r\n" + host + "\r\n", rejectBadRequest},
+	}
+	for _, tc := range cases {
+		if got := parse([]byte(tc.input)).reject; got != tc.want {
+			t.Errorf("%s: reject %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -1,16 +1,18 @@
 package main
 
+// Rules 2–6 of SPEC §5 in one pass, left to right: every check is made at the octet that
+// decides it, so the first deciding octet wins whatever the reads' boundaries (a bad
+// octet before the 8 193rd of the request line is 400, after it 414; a field section
+// that passes 16 384 octets is 431 before a bad octet that comes later). The same
+// order as the flagship's pass (servers/rust/src/request.rs).
+
 import "strings"
 
-// Rules 3–5 of SPEC §5, checked the way the flagship's parser (httparse 1.10 with the
-// flagship's own target and version checks) checks them: left to right, stopping at the
-// first octet that cannot belong to a valid head. A head cut short passes so far.
-
-// Octet classes (RFC 9110 §5.6.2 tchar; RFC 9112 request-target and field-value octets
-// as httparse accepts them, before the stricter target check of rule 3).
+// Octet classes: RFC 9110 tchar; visible ASCII (request-target, rule 3); field-value
+// octets (HTAB, SP, visible ASCII, obs-text; rule 5).
 var (
 	isTchar      = octets(func(b int) bool { return b < 0x80 && strings.IndexByte(tchars, byte(b)) >= 0 })
-	isTargetish  = octets(func(b int) bool { return b >= 0x21 && b != 0x7f })
+	isVisible    = octets(func(b int) bool { return b >= 0x21 && b <= 0x7e })
 	isFieldValue = octets(func(b int) bool { return b == '\t' || (b >= 0x20 && b != 0x7f) })
 )
 
@@ -24,202 +26,155 @@ func octets(member func(b int) bool) (set [256]bool) {
 	return set
 }
 
-// syntaxError is where checkSyntax stopped: not a valid head, and why.
-type syntaxError uint8
-
-const (
-	syntaxOK      syntaxError = iota // valid so far (complete or cut short)
-	syntaxBad                        // 400
-	syntaxVersion                    // a version other than HTTP/1.0 or HTTP/1.1: see versionError
-)
-
-// checkSyntax applies rules 3–5 to head (complete, or cut short: then it passes as far
-// as it goes) and returns the refusal, or rejectNone.
-func checkSyntax(head []byte) reject {
-	switch syntax(head) {
-	case syntaxBad:
-		return rejectBadRequest
-	case syntaxVersion:
-		return versionError(head)
-	}
-	return rejectNone
-}
-
-// syntax walks the request line and field lines of head.
-func syntax(head []byte) syntaxError {
-	i, n := 0, len(head)
-	// Leading empty lines (rule 1); the caller has dropped all but a possible lone CR.
-	for i < n && (head[i] == '\r' || head[i] == '\n') {
-		if head[i] == '\r' {
-			if i+1 == n {
-				return syntaxOK
-			}
-			if head[i+1] != '\n' {
-				return syntaxBad
-			}
-			i++
-		}
-		i++
-	}
+// walk checks rules 2–6 on head (the request line onwards). It returns the length of
+// the complete head (its empty line included), or 0 when more octets are needed, or
+// the refusal.
+func walk(h []byte) (int, reject) {
+	n, pos := len(h), 0
 	// Method: one or more tchar, then SP.
-	if i == n {
-		return syntaxOK
+	for pos < n && isTchar[h[pos]] {
+		pos++
 	}
-	if !isTchar[head[i]] {
-		return syntaxBad
+	if pos > maxRequestLine {
+		return 0, rejectURITooLong
 	}
-	for i++; ; i++ {
-		if i == n {
-			return syntaxOK
-		}
-		if head[i] == ' ' {
-			break
-		}
-		if !isTchar[head[i]] {
-			return syntaxBad
-		}
+	if pos == n {
+		return 0, rejectNone
 	}
-	// Target: one or more visible octets, then SP; then visible ASCII only (rule 3).
-	i++
-	targetStart := i
-	for i < n && isTargetish[head[i]] {
-		i++
+	if h[pos] != ' ' || pos == 0 {
+		return 0, rejectBadRequest
 	}
-	if i == n {
-		return syntaxOK
+	methodEnd := pos
+	pos++
+	// Target: one or more visible ASCII octets, then SP.
+	for pos < n && isVisible[h[pos]] {
+		pos++
 	}
-	if head[i] != ' ' || i == targetStart || !visibleASCII(head[targetStart:i]) {
-		return syntaxBad
+	if pos > maxRequestLine {
+		return 0, rejectURITooLong
 	}
-	i++
-	// Version: exactly HTTP/1.0 or HTTP/1.1; a prefix of "HTTP/1." while cut short.
-	if n-i >= 8 {
-		v := string(head[i : i+8])
-		if v != "HTTP/1.0" && v != "HTTP/1.1" {
-			return syntaxVersion
-		}
-		i += 8
-	} else {
-		const prefix = "HTTP/1."
-		for j := 0; j < len(prefix); j, i = j+1, i+1 {
-			if i == n {
-				return syntaxOK
-			}
-			if head[i] != prefix[j] {
-				return syntaxVersion
-			}
-		}
-		return syntaxOK
+	if pos == n {
+		return 0, rejectNone
 	}
-	// The request line's end.
-	var ok bool
-	if i, ok = lineEnd(head, i); !ok {
-		return syntaxBad
+	if h[pos] != ' ' || pos == methodEnd+1 {
+		return 0, rejectBadRequest
 	}
-	// Field lines: name ":" OWS value, up to the empty line (rule 5).
+	pos++
+	// Version: HTTP/DIGIT.DIGIT octet by octet, then the line end (rule 2 before rule 4).
+	start := pos
+	for pos < n && versionOctet(h[pos], pos-start) {
+		pos++
+	}
+	if pos > maxRequestLine {
+		return 0, rejectURITooLong
+	}
+	if pos == n {
+		return 0, rejectNone
+	}
+	if pos-start != 8 || (h[pos] != '\r' && h[pos] != '\n') {
+		return 0, rejectBadRequest
+	}
+	end, r := lineEnd(h, pos)
+	if r != rejectNone || end == 0 {
+		return 0, r
+	}
+	if h[start+5] != '1' || (h[start+7] != '0' && h[start+7] != '1') {
+		return 0, rejectVersion
+	}
+	pos += end
+	// Field lines: name ":" OWS value, up to the empty line (rules 5 and 6).
+	sectionEnd := pos + maxFieldSection // the last octet the field section may reach
+	lines := 0
 	for {
-		if i == n {
-			return syntaxOK
+		if pos == n {
+			return 0, rejectNone
 		}
-		if head[i] == '\r' || head[i] == '\n' {
-			if _, ok = lineEnd(head, i); !ok {
-				return syntaxBad
+		if h[pos] == '\r' || h[pos] == '\n' {
+			end, r := lineEnd(h, pos)
+			if r != rejectNone || end == 0 {
+				return 0, r
 			}
-			return syntaxOK
+			if pos += end; pos > sectionEnd {
+				return 0, rejectFieldsTooLarge
+			}
+			return pos, rejectNone
 		}
-		if !isTchar[head[i]] {
-			return syntaxBad // obs-fold, an empty name, a non-token octet
+		if !isTchar[h[pos]] {
+			return 0, rejectBadRequest // obs-fold, or an octet that cannot start a name
 		}
-		for i < n && isTchar[head[i]] {
-			i++
+		for pos < n && isTchar[h[pos]] {
+			pos++
 		}
-		if i == n {
-			return syntaxOK
+		if pos > sectionEnd {
+			return 0, rejectFieldsTooLarge
 		}
-		if head[i] != ':' {
-			return syntaxBad // whitespace before the colon, among others
+		if pos == n {
+			return 0, rejectNone
 		}
-		i++
-		for i < n && isFieldValue[head[i]] {
-			i++
+		if h[pos] != ':' {
+			return 0, rejectBadRequest // whitespace before the colon, among others
 		}
-		if i == n {
-			return syntaxOK
+		pos++
+		for pos < n && isFieldValue[h[pos]] { // OWS and the value
+			pos++
 		}
-		if i, ok = lineEnd(head, i); !ok {
-			return syntaxBad // a control octet or DEL in the value
+		if pos > sectionEnd {
+			return 0, rejectFieldsTooLarge
+		}
+		if pos == n {
+			return 0, rejectNone
+		}
+		if h[pos] != '\r' && h[pos] != '\n' {
+			return 0, rejectBadRequest // a control octet or DEL in the value
+		}
+		end, r := lineEnd(h, pos)
+		if r != rejectNone || end == 0 {
+			return 0, r
+		}
+		if lines++; lines > maxFieldLines {
+			return 0, rejectFieldsTooLarge
+		}
+		if pos += end; pos > sectionEnd {
+			return 0, rejectFieldsTooLarge
 		}
 	}
 }
 
-// lineEnd checks for CRLF or LF at head[i] and returns the index after it; a CR at the
-// very end passes (cut short), returning n.
-func lineEnd(head []byte, i int) (int, bool) {
+// versionOctet reports whether b fits at offset i of HTTP/DIGIT.DIGIT.
+func versionOctet(b byte, i int) bool {
 	switch {
-	case i < len(head) && head[i] == '\n':
-		return i + 1, true
-	case i < len(head) && head[i] == '\r':
-		if i+1 == len(head) {
-			return i + 1, true
-		}
-		return i + 2, head[i+1] == '\n'
+	case i < 5:
+		return b == "HTTP/"[i]
+	case i == 5 || i == 7:
+		return isDigit(b)
+	case i == 6:
+		return b == '.'
 	}
-	return i, i == len(head)
+	return false
+}
+
+// lineEnd reads the line end (LF or CR LF) at h[pos]: its length, 0 when a CR ends the
+// input (its LF may follow), or 400 for a CR followed by anything else (rule 2).
+func lineEnd(h []byte, pos int) (int, reject) {
+	switch {
+	case h[pos] == '\n':
+		return 1, rejectNone
+	case pos+1 == len(h):
+		return 0, rejectNone
+	case h[pos+1] == '\n':
+		return 2, rejectNone
+	}
+	return 0, rejectBadRequest
 }
 
 // visibleASCII reports whether every octet of s is in 0x21–0x7E.
 func visibleASCII(s []byte) bool {
 	for _, b := range s {
-		if b < 0x21 || b > 0x7e {
+		if !isVisible[b] {
 			return false
 		}
 	}
 	return true
-}
-
-// versionError is rule 4 for a request line whose version is neither HTTP/1.0 nor
-// HTTP/1.1: 505 for another HTTP/DIGIT.DIGIT after a well-formed method and target,
-// else 400.
-func versionError(head []byte) reject {
-	line := head
-	for i, b := range head {
-		if b == '\n' {
-			line = head[:i]
-			break
-		}
-	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
-	var parts [3][]byte
-	for p := range parts {
-		sp := indexByte(line, ' ')
-		if p == 2 {
-			if sp >= 0 {
-				return rejectBadRequest // a fourth part
-			}
-			parts[p] = line
-			break
-		}
-		if sp < 0 {
-			return rejectBadRequest
-		}
-		parts[p], line = line[:sp], line[sp+1:]
-	}
-	method, target, version := parts[0], parts[1], parts[2]
-	if len(method) == 0 || len(target) == 0 || !visibleASCII(target) {
-		return rejectBadRequest
-	}
-	for _, b := range method {
-		if !isTchar[b] {
-			return rejectBadRequest
-		}
-	}
-	if len(version) == 8 && string(version[:5]) == "HTTP/" && isDigit(version[5]) &&
-		version[6] == '.' && isDigit(version[7]) {
-		return rejectVersion
-	}
-	return rejectBadRequest
 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
