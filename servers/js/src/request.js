@@ -1,8 +1,8 @@
 // Request heads (SPEC §2, §5, §6, §7.1): one entry point, `parse`, with three outcomes
-// (complete, need more, error). The checks run in the order of SPEC §5; a check is
-// applied as soon as the octets received decide it. The flagship reads heads with
-// httparse; this parser accepts and refuses exactly what it does, at the same octet,
-// so that both answer the same bytes on any input (the tests pin the edge cases).
+// (complete, need more, error). One pass over the octets: every check of rules 1–6 is
+// made at the octet that decides it (SPEC §5), the first that fails wins; rules 7–9 at
+// the empty line. The flagship's parser makes the same checks at the same octets, so
+// that both answer the same bytes on any input (the tests pin the edge cases).
 
 import { seedHash } from "./seed.js";
 
@@ -35,15 +35,11 @@ const TCHAR = new Uint8Array(256);
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") {
   TCHAR[c.charCodeAt(0)] = 1;
 }
-/** Octets a target may hold while it is read: 0x21–0x7E and 0x80–0xFF (non-ASCII is
- * refused once the target is whole, rule 3). */
-const URI_OCTET = new Uint8Array(256);
 /** Octets of a field value: HTAB, 0x20–0x7E, obs-text 0x80–0xFF (rule 5). */
 const VALUE_OCTET = new Uint8Array(256);
 /** RFC 3986 unreserved and sub-delims (rule 7). */
 const HOST_OCTET = new Uint8Array(256);
 for (let b = 0; b < 256; b++) {
-  URI_OCTET[b] = b >= 0x21 && b !== 0x7f ? 1 : 0;
   VALUE_OCTET[b] = b === HTAB || (b >= 0x20 && b !== 0x7f) ? 1 : 0;
 }
 for (const c of "-._~!$&'()*+,;=0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") {
@@ -77,111 +73,61 @@ const error = (status) => ({ outcome: ERROR, status });
  * @returns {Parsed}
  */
 export function parse(buf, from, to) {
-  const start = skipEmptyLines(buf, from, to);
-  const shape = scan(buf, start, to);
-  if (shape === INCOMPLETE) {
-    // What has come may already break rules 3–5: refuse it now, not at the deadline.
-    const head = readHead(buf, start, to);
-    return head.outcome === ERROR ? head : partial(start);
-  }
-  if (shape === OVERSIZED) {
-    // Rules 3–5 come before rule 6: the syntax of what has arrived decides first.
-    const limit = Math.min(to, start + MAX_REQUEST_LINE + 2 + MAX_FIELD_SECTION + 1);
-    const head = readHead(buf, start, limit);
-    return head.outcome === ERROR ? head : error(431);
-  }
-  if (shape < 0) return error(-shape);
-  const head = readHead(buf, start, shape);
-  if (head.outcome !== COMPLETE) return head.outcome === ERROR ? head : error(400);
-  return interpret(buf, head, shape);
-}
-
-/** Index after the CRLF or LF empty lines at `buf[from, to)` (rule 1). A lone trailing
- * CR stays: it may start a CRLF. */
-function skipEmptyLines(buf, from, to) {
-  let i = from;
+  // Rule 1: empty lines before the request line are dropped as they come.
+  let start = from;
   for (;;) {
-    if (i < to && buf[i] === LF) i += 1;
-    else if (i + 1 < to && buf[i] === CR && buf[i + 1] === LF) i += 2;
-    else return i;
+    if (start === to) return partial(start);
+    if (buf[start] === LF) start += 1;
+    else if (buf[start] === CR) {
+      if (start + 1 === to) return partial(start);
+      if (buf[start + 1] !== LF) return error(400);
+      start += 2;
+    } else break;
   }
-}
-
-const INCOMPLETE = -1000;
-const OVERSIZED = -1001;
-
-/**
- * Where the head that starts at `start` ends (the index after its empty line), found
- * without parsing it, while enforcing rule 2 (a CR not followed by LF) and the size
- * limits of rules 3 and 6. INCOMPLETE, OVERSIZED, or minus the status of an error.
- */
-function scan(buf, start, to) {
-  let lineStart = start;
-  let fieldsStart = -1; // index after the request line's LF
-  let fieldLines = 0;
-  let i = start;
-  for (; i < to; i++) {
-    const b = buf[i];
-    if (b === CR) {
-      if (i + 1 === to) break;
-      if (buf[i + 1] !== LF) return -400;
-    } else if (b === LF) {
-      const contentEnd = i > lineStart && buf[i - 1] === CR ? i - 1 : i;
-      if (fieldsStart < 0) {
-        if (contentEnd - start > MAX_REQUEST_LINE) return -414;
-        fieldsStart = i + 1;
-      } else {
-        if (i + 1 - fieldsStart > MAX_FIELD_SECTION) return OVERSIZED;
-        if (contentEnd === lineStart) return i + 1;
-        if (++fieldLines > MAX_FIELD_LINES) return OVERSIZED;
-      }
-      lineStart = i + 1;
-    }
-  }
-  if (fieldsStart < 0) return i - start > MAX_REQUEST_LINE ? -414 : INCOMPLETE;
-  return i - fieldsStart > MAX_FIELD_SECTION ? OVERSIZED : INCOMPLETE;
+  const head = readHead(buf, start, to);
+  if (head.outcome === PARTIAL) return partial(start);
+  if (head.outcome === ERROR) return head;
+  return interpret(buf, head, head.end);
 }
 
 /**
- * Rules 3–5 on `buf[start, to)`, a head whole or cut short, read the way httparse
- * reads it: the first octet that cannot continue a valid head is an error; running out
- * of octets is PARTIAL; a whole head is COMPLETE with its parts located.
+ * Rules 2–6 on the head that starts at `buf[start]`, in one pass, each check made at the
+ * octet that decides it: the first octet that cannot continue a valid head is its error,
+ * and a run of octets that passes the request line's or the field section's limit is
+ * 414 or 431 wherever it stops (so a limit passed before a bad octet decides first).
+ * Running out of octets is PARTIAL; a whole head is COMPLETE with its parts located.
  */
 function readHead(buf, start, to) {
+  const lineLimit = start + MAX_REQUEST_LINE;
   let i = start;
   // Method: a token, then one SP.
+  while (i < to && TCHAR[buf[i]]) i++;
+  if (i > lineLimit) return error(414);
   if (i === to) return PARTIAL_HEAD;
-  if (!TCHAR[buf[i]]) return error(400);
-  while (++i < to && TCHAR[buf[i]]);
-  if (i === to) return PARTIAL_HEAD;
-  if (buf[i] !== SP) return error(400);
+  if (buf[i] !== SP || i === start) return error(400);
   const methodEnd = i++;
-  // Target: 0x21–0x7E or 0x80–0xFF, at least one, then one SP; whole, visible ASCII only.
+  // Target: visible ASCII, at least one octet, then one SP.
   const targetStart = i;
-  while (i < to && URI_OCTET[buf[i]]) i++;
+  while (i < to && buf[i] >= 0x21 && buf[i] <= 0x7e) i++;
+  if (i > lineLimit) return error(414);
   if (i === to) return PARTIAL_HEAD;
   if (buf[i] !== SP || i === targetStart) return error(400);
   const targetEnd = i++;
-  for (let t = targetStart; t < targetEnd; t++) if (buf[t] > 0x7e) return error(400);
-  // Version: `HTTP/1.0` or `HTTP/1.1` (rule 4); judged per octet while fewer than 8 came.
-  let http10;
-  if (to - i >= 8) {
-    if (!startsWith(buf, i, "HTTP/1.") || (buf[i + 7] !== 0x30 && buf[i + 7] !== 0x31)) {
-      return error(versionError(buf, start, to));
-    }
-    http10 = buf[i + 7] === 0x30;
-    i += 8;
-  } else {
-    const prefix = "HTTP/1.";
-    for (let p = 0; i + p < to && p < prefix.length; p++) {
-      if (buf[i + p] !== prefix.charCodeAt(p)) return error(versionError(buf, start, to));
-    }
-    return PARTIAL_HEAD;
-  }
-  const line = endOfLine(buf, i, to);
+  // Version: `HTTP/` DIGIT `.` DIGIT, octet by octet (rule 4), then the line end.
+  const versionStart = i;
+  while (i < to && i - versionStart < 8 && fitsVersion(buf[i], i - versionStart)) i++;
+  if (i > lineLimit) return error(414);
+  if (i === to) return PARTIAL_HEAD;
+  if (i - versionStart !== 8 || (buf[i] !== CR && buf[i] !== LF)) return error(400);
+  const line = endOfLine(buf, i, to); // rule 2 before rule 4
   if (line !== OK) return line;
+  const major = buf[versionStart + 5];
+  const minor = buf[versionStart + 7];
+  if (major !== 0x31 || (minor !== 0x30 && minor !== 0x31)) return error(505);
+  const http10 = minor === 0x30;
   i = lineEnd;
-  // Field lines: `name ":" OWS value OWS`, until the empty line (rule 5).
+  // Field lines: `name ":" OWS value OWS`, until the empty line (rules 5 and 6).
+  const sectionLimit = i + MAX_FIELD_SECTION;
   const fields = [];
   for (;;) {
     if (i === to) return PARTIAL_HEAD;
@@ -189,24 +135,40 @@ function readHead(buf, start, to) {
     if (b === CR || b === LF) {
       const end = endOfLine(buf, i, to);
       if (end !== OK) return end;
-      return { outcome: COMPLETE, methodEnd, targetStart, targetEnd, http10, fields, start };
+      if (lineEnd > sectionLimit) return error(431);
+      return { outcome: COMPLETE, end: lineEnd, methodEnd, targetStart, targetEnd, http10, fields, start };
     }
-    if (!TCHAR[b]) return error(400);
+    if (!TCHAR[b]) return error(400); // obs-fold, or no name (rule 5)
     const nameStart = i;
-    while (++i < to && TCHAR[buf[i]]);
+    while (i < to && TCHAR[buf[i]]) i++;
+    if (i > sectionLimit) return error(431);
     if (i === to) return PARTIAL_HEAD;
-    if (buf[i] !== COLON) return error(400);
+    if (buf[i] !== COLON) return error(400); // whitespace before the colon too
     const nameEnd = i++;
     while (i < to && (buf[i] === SP || buf[i] === HTAB)) i++;
+    if (i > sectionLimit) return error(431);
+    if (i === to) return PARTIAL_HEAD;
     const valueStart = i;
     while (i < to && VALUE_OCTET[buf[i]]) i++;
+    if (i > sectionLimit) return error(431);
+    if (i === to) return PARTIAL_HEAD;
+    if (buf[i] !== CR && buf[i] !== LF) return error(400); // a control octet or DEL
     let valueEnd = i;
     const end = endOfLine(buf, i, to);
     if (end !== OK) return end;
-    i = lineEnd;
+    if (fields.length / 4 + 1 > MAX_FIELD_LINES) return error(431);
     while (valueEnd > valueStart && (buf[valueEnd - 1] === SP || buf[valueEnd - 1] === HTAB)) valueEnd--;
     fields.push(nameStart, nameEnd, valueStart, valueEnd);
+    i = lineEnd;
+    if (i > sectionLimit) return error(431);
   }
+}
+
+/** Whether `b` can be octet `at` of `HTTP/` DIGIT `.` DIGIT. */
+function fitsVersion(b, at) {
+  if (at < 5) return b === "HTTP/".charCodeAt(at);
+  if (at === 6) return b === 0x2e;
+  return b >= 0x30 && b <= 0x39;
 }
 
 const PARTIAL_HEAD = { outcome: PARTIAL, end: 0 };
@@ -216,43 +178,14 @@ let lineEnd = 0;
 
 /** A line end (CRLF or LF) at `buf[i]`: OK (and `lineEnd` set), PARTIAL_HEAD or a 400. */
 function endOfLine(buf, i, to) {
-  if (i === to) return PARTIAL_HEAD;
   if (buf[i] === LF) {
     lineEnd = i + 1;
     return OK;
   }
-  if (buf[i] !== CR) return error(400);
   if (i + 1 === to) return PARTIAL_HEAD;
   if (buf[i + 1] !== LF) return error(400);
   lineEnd = i + 2;
   return OK;
-}
-
-/**
- * Rule 4, for a request line whose version is not HTTP/1.0 or HTTP/1.1: 505 for another
- * `HTTP/DIGIT.DIGIT` after a well-formed method and target (single spaces), else 400.
- */
-function versionError(buf, start, to) {
-  let end = buf.indexOf(LF, start);
-  if (end < 0 || end > to) end = to;
-  if (end > start && buf[end - 1] === CR) end--;
-  const parts = [];
-  let p = start;
-  for (let i = start; i <= end; i++) {
-    if (i === end || buf[i] === SP) {
-      parts.push([p, i]);
-      p = i + 1;
-    }
-  }
-  if (parts.length !== 3) return 400;
-  const [[m0, m1], [t0, t1], [v0, v1]] = parts;
-  let wellFormed = m1 > m0 && t1 > t0;
-  for (let i = m0; i < m1; i++) wellFormed &&= TCHAR[buf[i]] === 1;
-  for (let i = t0; i < t1; i++) wellFormed &&= buf[i] >= 0x21 && buf[i] <= 0x7e;
-  const digit = (b) => b >= 0x30 && b <= 0x39;
-  const version = v1 - v0 === 8 && startsWith(buf, v0, "HTTP/") && digit(buf[v0 + 5]) &&
-    buf[v0 + 6] === 0x2e && digit(buf[v0 + 7]);
-  return wellFormed && version ? 505 : 400;
 }
 
 function startsWith(buf, at, ascii) {

@@ -92,7 +92,7 @@ test("every prefix of a valid request is partial", () => {
   assert.equal(outcome(text), "complete");
 });
 
-test("the parser's answers match the flagship's, case by case", () => {
+test("the parser's answers match the flagship's, case by case: the first octet that decides wins", () => {
   const cases = [
     // rule 2: a CR not followed by LF, anywhere, at once
     [`GET / HTTP/1.1\r\n${H}\r\rX`, 400],
@@ -104,7 +104,7 @@ test("the parser's answers match the flagship's, case by case", () => {
     [" GET / HTTP/1.1\r\n", 400],
     [`GET /\u007f HTTP/1.1\r\n${H}\r\n`, 400],
     [`GET /\u00e9 HTTP/1.1\r\n${H}\r\n`, 400],
-    ["GET /\u00e9", "partial"],
+    ["GET /\u00e9", 400],
     [`GET /# HTTP/1.1\r\n${H}\r\n`, "complete"],
     [`GET / HTTP/1.1 \r\n${H}\r\n`, 400],
     ["GET /\r\n\r\n", 400],
@@ -113,8 +113,10 @@ test("the parser's answers match the flagship's, case by case", () => {
     [`GET /${"a".repeat(8200)}`, 414],
     // rule 4: versions, also when cut short
     [`GET / HTTP/2.0\r\n${H}\r\n`, 505],
-    ["GET / HTTP/2.0", 505],
-    ["GET / HTTP/2", 400],
+    ["GET / HTTP/2.0", "partial"],
+    ["GET / HTTP/2", "partial"],
+    [`G\u0001T /${"a".repeat(9000)} HTTP/1.1\r\n${H}\r\n`, 400],
+    [`GET / HTTP/1.1\r\n${H}X-Pad: ${"a".repeat(16400)}\u0001\r\n\r\n`, 431],
     ["GET / HTTP/1.", "partial"],
     ["PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505],
     [`GET / HTTP/1.2\r\n${H}\r\n`, 505],
@@ -138,7 +140,7 @@ test("the parser's answers match the flagship's, case by case", () => {
     [`GET / HTTP/1.1\r\n${H}${"X: y\r\n".repeat(100)}\r\n`, 431],
     [`GET / HTTP/1.1\r\n${H}X: ${"v".repeat(16380)}\r\n\r\n`, 431],
     [`GET / HTTP/1.1\r\nX: ${"v".repeat(16390)}`, 431],
-    [`GET / HTTP/1.1\r\n${"X: y\r\n".repeat(150)}Bad Name: x\r\n`, 400],
+    [`GET / HTTP/1.1\r\n${"X: y\r\n".repeat(150)}Bad Name: x\r\n`, 431],
     [`GET / HTTP/1.1\r\nBad Name: x\r\n${"X: y\r\n".repeat(150)}`, 400],
     // rule 7: Host
     ["GET / HTTP/1.1\r\n\r\n", 400],
