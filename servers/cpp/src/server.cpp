@@ -38,8 +38,8 @@ constexpr std::int64_t kDrainFinishNs = kNs / 2;
 constexpr unsigned kRingEntries = 512;
 // Provided buffers for receive: count (a power of two) and size. A head larger than one
 // buffer arrives in several completions and is assembled in the connection's leftover.
-constexpr unsigned kBufferCount = 128;
-constexpr std::size_t kBufferSize = 4096;
+constexpr unsigned kBufferCount = 64;
+constexpr std::size_t kBufferSize = 2048;
 // Output buffers kept for reuse once their connection has sent everything.
 constexpr std::size_t kPoolKeep = 32;
 // Candidates looked at for eviction before the new connection is refused instead.
