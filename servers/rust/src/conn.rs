@@ -6,8 +6,9 @@
 //! the socket did not take. Both are freed as soon as they empty.
 
 use crate::context::{OUTPUT_BOUND, Scratch, Service};
+use crate::metrics;
 use crate::request::{self, Parse, Progress, Reject};
-use crate::response::{self, Answer, Persistence};
+use crate::response::{self, Answer, Persistence, Status};
 use mio::net::TcpStream;
 use std::io::{ErrorKind, Read, Write};
 use std::net::Shutdown;
@@ -154,7 +155,7 @@ impl<S: Socket> Conn<S> {
             Expiry::RequestTimeout => {
                 self.leftover = Vec::new();
                 self.progress.next_request();
-                response::write(&mut s.out, &Answer::refusal(Reject::Timeout), &svc.redirects, &s.date);
+                respond(&Answer::refusal(Reject::Timeout), svc, s);
                 self.phase = Phase::Closing { linger: true };
                 self.flush(s)
             }
@@ -192,7 +193,7 @@ impl<S: Socket> Conn<S> {
             return Next::Close;
         }
         // Reading was paused while the output bound was reached: resume.
-        if self.phase == Phase::Open && self.unsent.len() + svc.max_response <= OUTPUT_BOUND {
+        if self.phase == Phase::Open && self.unsent.len() + s.max_response <= OUTPUT_BOUND {
             return self.read_requests(svc, s, false);
         }
         Next::Keep
@@ -202,7 +203,7 @@ impl<S: Socket> Conn<S> {
     /// connection is closing. Edge-triggered: a read shorter than the room means drained,
     /// unless `peer_closed` says that the end of input waits behind the data.
     fn read_requests(&mut self, svc: &Service, s: &mut Scratch, peer_closed: bool) -> Next {
-        while self.phase == Phase::Open && self.unsent.len() + svc.max_response <= OUTPUT_BOUND {
+        while self.phase == Phase::Open && self.unsent.len() + s.max_response <= OUTPUT_BOUND {
             let held = self.leftover.len();
             s.input[..held].copy_from_slice(&self.leftover);
             self.leftover = Vec::new();
@@ -276,7 +277,7 @@ impl<S: Socket> Conn<S> {
             if at == input.len() || self.body_left > 0 {
                 return (at, answered, false);
             }
-            if self.unsent.len() + s.out.len() + svc.max_response > OUTPUT_BOUND {
+            if self.unsent.len() + s.out.len() + s.max_response > OUTPUT_BOUND {
                 return (at, answered, true);
             }
             match request::parse_more(&input[at..], &mut self.progress) {
@@ -284,10 +285,13 @@ impl<S: Socket> Conn<S> {
                     self.progress.next_request();
                     answered = true;
                     at += req.head_len;
-                    let answer = response::answer(&req, &svc.config, s.draining, &mut s.rng);
+                    let answer = response::answer(&req, s.count, svc.config.metrics, s.draining, &mut s.rng);
                     match s.hot.get(&answer) {
-                        Some(whole) => s.out.extend_from_slice(whole),
-                        None => response::write(&mut s.out, &answer, &svc.redirects, &s.date),
+                        Some(whole) => {
+                            s.out.extend_from_slice(whole);
+                            s.counters.add(metrics::REDIRECT);
+                        }
+                        None => respond(&answer, svc, s),
                     }
                     if answer.persistence == Persistence::Close {
                         // A request that asked to close, with nothing after it and no
@@ -305,7 +309,7 @@ impl<S: Socket> Conn<S> {
                 Parse::Partial { empty_lines } => return (at + empty_lines, answered, false),
                 Parse::Error(reject) => {
                     self.progress.next_request();
-                    response::write(&mut s.out, &Answer::refusal(reject), &svc.redirects, &s.date);
+                    respond(&Answer::refusal(reject), svc, s);
                     self.phase = Phase::Closing { linger: true };
                     return (input.len(), true, false);
                 }
@@ -382,6 +386,15 @@ impl<S: Socket> Conn<S> {
         self.phase = Phase::Lingering { until, discarded };
         Next::Keep
     }
+}
+
+/// Append the response for `answer` to `s.out` and count it (SPEC §8, metrics).
+fn respond(answer: &Answer, svc: &Service, s: &mut Scratch) {
+    match answer.status {
+        Status::Metrics => response::write_metrics(&mut s.out, answer, &metrics::body(svc), &s.date),
+        _ => response::write(&mut s.out, answer, &s.content.redirects, &s.date),
+    }
+    s.counters.sent(answer.status);
 }
 
 /// Write as much of `bytes` as the socket takes now; Ok(0) when it takes nothing.

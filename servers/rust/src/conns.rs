@@ -5,7 +5,7 @@
 
 use crate::conn::{Conn, Next};
 use crate::context::{Scratch, Service};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// One thread's connections.
@@ -16,6 +16,9 @@ pub struct Conns<'s> {
     /// Open connections across threads, and the cap on them.
     open: &'s AtomicUsize,
     cap: usize,
+    /// Connections evicted and refused at the cap, across threads (SPEC §8, metrics).
+    evicted: &'s AtomicU64,
+    refused: &'s AtomicU64,
     /// No connection's deadline is before this (None: no connection).
     earliest: Option<Instant>,
 }
@@ -29,6 +32,8 @@ impl<'s> Conns<'s> {
             live: 0,
             open: &svc.open,
             cap: svc.config.max_connections,
+            evicted: &svc.evicted,
+            refused: &svc.refused,
             earliest: None,
         }
     }
@@ -48,9 +53,13 @@ impl<'s> Conns<'s> {
             Some((_, index)) => {
                 self.open.fetch_add(1, Ordering::Relaxed); // the newcomer's; remove() returns the victim's
                 self.remove(index);
+                self.evicted.fetch_add(1, Ordering::Relaxed);
                 true
             }
-            None => false,
+            None => {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                false
+            }
         }
     }
 

@@ -1,10 +1,12 @@
 //! What a connection works with besides itself: the [`Service`] every thread reads (the
-//! configuration and what is built from it once) and the [`Scratch`] state each thread
-//! owns and lends to one connection at a time.
+//! configuration, the [`Content`] a reload replaces, the counts the metrics show) and the
+//! [`Scratch`] state each thread owns and lends to one connection at a time.
 
 use crate::config::Config;
+use crate::metrics::Counters;
 use crate::response::{DateLine, Hot, Redirects};
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Read buffer per thread, in octets: larger than the largest head (about 24.6 KiB), and
@@ -13,24 +15,99 @@ pub const INPUT_BUFFER: usize = 128 * 1024;
 /// Most unsent response octets held per connection (SPEC §7.5).
 pub const OUTPUT_BOUND: usize = 64 * 1024;
 
-/// Built once, read by every thread.
-pub struct Service {
-    /// The configuration.
-    pub config: Config,
+/// What SIGHUP replaces (SPEC §8): N, the template, and what is rendered from them.
+pub struct Content {
+    /// N: k is drawn from 1..=N.
+    pub count: u32,
     /// The rendered 302 heads.
     pub redirects: Redirects,
     /// The longest response any request can get, in octets.
     pub max_response: usize,
+}
+
+impl Content {
+    /// Render what can be rendered ahead from `config`'s N and template.
+    pub fn new(config: &Config) -> Self {
+        let redirects = Redirects::new(&config.location, config.count);
+        let mut max_response = redirects.max_response_len();
+        if config.metrics {
+            max_response = max_response.max(crate::metrics::MAX_RESPONSE);
+        }
+        Content { count: config.count, redirects, max_response }
+    }
+}
+
+/// Built once, read by every thread.
+pub struct Service {
+    /// The configuration as started: its listen address, threads, limits, timeouts and
+    /// metrics switch hold until exit; N and the template are [`Service::content`]'s.
+    pub config: Config,
+    /// The current content, and how many times it was replaced.
+    content: Mutex<(u64, Arc<Content>)>,
+    generation: AtomicU64,
     /// Open connections across all threads; only [`crate::conns::Conns`] touches it.
     pub open: AtomicUsize,
+    /// Connections closed to make room at the cap, and new ones closed unread there (SPEC §7.5).
+    pub evicted: AtomicU64,
+    pub refused: AtomicU64,
+    /// When the service started (`renard_uptime_seconds`).
+    pub started: Instant,
+    /// Every thread's response counters, summed when the metrics are read.
+    counters: Mutex<Vec<Arc<Counters>>>,
 }
 
 impl Service {
-    /// Render what can be rendered ahead from `config`.
+    /// The service for `config`.
     pub fn new(config: Config) -> Self {
-        let redirects = Redirects::new(&config.location, config.count);
-        let max_response = redirects.max_response_len();
-        Service { config, redirects, max_response, open: AtomicUsize::new(0) }
+        let content = Arc::new(Content::new(&config));
+        Service {
+            config,
+            content: Mutex::new((0, content)),
+            generation: AtomicU64::new(0),
+            open: AtomicUsize::new(0),
+            evicted: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            started: Instant::now(),
+            counters: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The current content and its generation.
+    pub fn content(&self) -> (u64, Arc<Content>) {
+        self.content.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Answer new requests with `config`'s N and template (SPEC §8, reload); every
+    /// thread takes them at its next wake.
+    pub fn replace_content(&self, config: &Config) {
+        let content = Arc::new(Content::new(config));
+        let mut current = self.content.lock().unwrap_or_else(PoisonError::into_inner);
+        *current = (current.0 + 1, content);
+        self.generation.store(current.0, Ordering::Release);
+    }
+
+    /// How many times the content was replaced: one load, read at every wake.
+    #[inline]
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
+    /// Fresh response counters for one thread, counted in the metrics from now on.
+    pub fn new_counters(&self) -> Arc<Counters> {
+        let counters = Arc::new(Counters::default());
+        self.counters.lock().unwrap_or_else(PoisonError::into_inner).push(counters.clone());
+        counters
+    }
+
+    /// Responses sent by status, over every thread (the order of [`crate::metrics::STATUSES`]).
+    pub fn responses(&self) -> [u64; crate::metrics::STATUSES.len()] {
+        let mut sum = [0; crate::metrics::STATUSES.len()];
+        for counters in self.counters.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+            for (total, count) in sum.iter_mut().zip(counters.read()) {
+                *total += count;
+            }
+        }
+        sum
     }
 }
 
@@ -50,6 +127,14 @@ pub struct Scratch {
     pub now: Instant,
     /// SIGTERM/SIGINT seen: every answer closes (SPEC §7.6).
     pub draining: bool,
+    /// N and the template this thread answers with, and their generation.
+    pub content: Arc<Content>,
+    generation: u64,
+    /// `content`'s N and longest response, copied where the loop over requests reads them.
+    pub count: u32,
+    pub max_response: usize,
+    /// This thread's responses by status (SPEC §8, metrics).
+    pub counters: Arc<Counters>,
     /// When the wall clock's next second begins (by the monotonic clock): the Date line is
     /// read and rendered again then, so that a wake reads one clock, not two.
     date_due: Instant,
@@ -59,15 +144,32 @@ impl Scratch {
     /// Fresh state for `svc`; `seed` seeds the generator.
     pub fn new(svc: &Service, seed: u64) -> Self {
         let date = DateLine::new(SystemTime::now());
+        let (generation, content) = svc.content();
         Scratch {
             input: vec![0; INPUT_BUFFER].into_boxed_slice(),
             out: Vec::with_capacity(OUTPUT_BOUND),
-            hot: Hot::new(&svc.redirects, &date),
+            hot: Hot::new(&content.redirects, &date),
+            count: content.count,
+            max_response: content.max_response,
+            content,
+            generation,
+            counters: svc.new_counters(),
             date,
             rng: fastrand::Rng::with_seed(seed),
             now: Instant::now(),
             draining: false,
             date_due: Instant::now(),
+        }
+    }
+
+    /// Take the content a reload published, if one did since the last look (one atomic
+    /// load per wake): requests read from now on get the new N and template (SPEC §8).
+    #[inline]
+    pub fn follow(&mut self, svc: &Service) {
+        if svc.generation() != self.generation {
+            (self.generation, self.content) = svc.content();
+            (self.count, self.max_response) = (self.content.count, self.content.max_response);
+            self.hot = Hot::new(&self.content.redirects, &self.date);
         }
     }
 

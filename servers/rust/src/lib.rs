@@ -5,13 +5,16 @@
 //! loop over [`conns`], the thread's connections; [`conn`] is one connection's state
 //! machine; [`request`] parses a head; [`response`] decides and renders the answer, with
 //! [`seed`] for seeded choices; [`config`] reads the command line; [`context`] holds what
-//! every thread reads and what each thread owns.
+//! every thread reads and what each thread owns; [`metrics`] counts and shows; [`check`]
+//! is `--check`; [`reload`] is SIGHUP.
 
 pub mod check;
 pub mod config;
 pub mod conn;
 pub mod conns;
 pub mod context;
+pub mod metrics;
+pub mod reload;
 pub mod request;
 pub mod response;
 pub mod seed;

@@ -1,16 +1,18 @@
 //! renard: answers `GET /` with a 302 to a random avatar (spec/SPEC.md).
 //!
-//! `main` reads as the story: configuration, listeners, signal pipes, one event loop per
-//! thread (thread 0 is the main thread), exit 0 once every loop has shut down.
+//! `main` reads as the story: configuration (or `--check`), listeners, signal pipes, the
+//! SIGHUP reload, one event loop per thread (thread 0 is the main thread), exit 0 once
+//! every loop has shut down.
 
 use renard::context::Service;
-use renard::{check, config, server};
+use renard::{check, config, reload, server};
 use std::process::exit;
 use std::sync::Arc;
 
 fn main() {
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let config = match config::parse(std::env::args_os().skip(1), |name| std::env::var_os(name), cpus) {
+    let read_config = move || config::parse(std::env::args_os().skip(1), |name| std::env::var_os(name), cpus);
+    let config = match read_config() {
         Ok(config::Command::Serve(config)) => config,
         Ok(config::Command::Help) => {
             print!("{}", config::USAGE);
@@ -59,6 +61,12 @@ fn main() {
     }
 
     let shared = Arc::new(Service::new(config));
+    // SIGHUP reads the same flags and variables again, and the files they name (SPEC §8).
+    let read_again = move || match read_config()? {
+        config::Command::Serve(config) => Ok(config),
+        _ => Err("renard: the command line changed".to_string()),
+    };
+    reload::on_sighup(shared.clone(), read_again).unwrap_or_else(|e| fatal("SIGHUP handler", e));
     eprintln!("listening on http://{addr}");
 
     let mut loops = listeners.into_iter().zip(signal_readers);

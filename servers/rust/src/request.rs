@@ -48,6 +48,8 @@ pub enum Route {
     NotFound,
     /// 405 with `Allow: GET, HEAD`.
     MethodNotAllowed,
+    /// `/metrics` (SPEC §8): what it answers depends on `--metrics`; `readable`: GET or HEAD.
+    Metrics { readable: bool },
 }
 
 /// A complete, valid request head.
@@ -614,6 +616,7 @@ fn interpret(input: &[u8], p: &Progress) -> Result<Request, Reject> {
         b"/" if readable => Route::Redirect { seed: query.and_then(seed::seed_in_query) },
         b"/healthz" if readable => Route::Health,
         b"/" | b"/healthz" => Route::MethodNotAllowed,
+        b"/metrics" => Route::Metrics { readable },
         _ => Route::NotFound,
     };
     Ok(Request {

@@ -23,14 +23,14 @@ fn dripped(input: &[u8]) -> Parse {
     Parse::Partial { empty_lines: 0 }
 }
 
-/// The status the head gets: 302/200/404/405 for a route, the refusal's status, or 0
-/// for "need more input".
+/// The status the head gets: 302/200/404/405 for a route (`/metrics` as without
+/// `--metrics`: 404), the refusal's status, or 0 for "need more input".
 fn status(input: &[u8]) -> u16 {
     match parse(input) {
         Parse::Complete(r) => match r.route {
             Route::Redirect { .. } => 302,
             Route::Health => 200,
-            Route::NotFound => 404,
+            Route::NotFound | Route::Metrics { .. } => 404,
             Route::MethodNotAllowed => 405,
         },
         Parse::Partial { .. } => 0,

@@ -2,7 +2,6 @@
 //! status and `Location` line per k when N is small (else template pieces + itoa), the
 //! fixed fields of every other status, and the `Date` line once per second.
 
-use crate::config::Config;
 use crate::request::{Reject, Request, Route};
 use crate::seed;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -34,6 +33,8 @@ pub enum Status {
     NotFound,
     /// 405 with `Allow`.
     MethodNotAllowed,
+    /// 200 with the metrics (SPEC §8), rendered by [`write_metrics`].
+    Metrics,
     /// 400, 408, 414, 431, 501 or 505.
     Refused(Reject),
 }
@@ -225,17 +226,19 @@ impl Answer {
 }
 
 /// The answer to a complete request, decided here and nowhere else: the route's status,
-/// k drawn from `rng` or given by the seed (SPEC §3), and persistence (SPEC §7.1, §7.2;
-/// `draining`: every answer closes, §7.6).
-pub fn answer(request: &Request, config: &Config, draining: bool, rng: &mut fastrand::Rng) -> Answer {
+/// k in 1..=`count` drawn from `rng` or given by the seed (SPEC §3), `/metrics` as
+/// `metrics` (`--metrics`) says (SPEC §8), and persistence (SPEC §7.1, §7.2; `draining`:
+/// every answer closes, §7.6).
+#[inline]
+pub fn answer(request: &Request, count: u32, metrics: bool, draining: bool, rng: &mut fastrand::Rng) -> Answer {
     let status = match request.route {
-        Route::Redirect { seed: Some(hash) } => {
-            Status::Redirect { k: seed::k_for_hash(hash, config.count), seeded: true }
-        }
-        Route::Redirect { seed: None } => Status::Redirect { k: k_drawn(rng, config.count), seeded: false },
+        Route::Redirect { seed: Some(hash) } => Status::Redirect { k: seed::k_for_hash(hash, count), seeded: true },
+        Route::Redirect { seed: None } => Status::Redirect { k: k_drawn(rng, count), seeded: false },
         Route::Health => Status::Health,
         Route::NotFound => Status::NotFound,
-        Route::MethodNotAllowed => Status::MethodNotAllowed,
+        Route::Metrics { .. } if !metrics => Status::NotFound,
+        Route::Metrics { readable: true } => Status::Metrics,
+        Route::MethodNotAllowed | Route::Metrics { readable: false } => Status::MethodNotAllowed,
     };
     let close = draining || !request.keep_alive || request.chunked || request.expect_continue;
     let persistence = match (close, request.http10) {
@@ -253,11 +256,13 @@ pub fn k_drawn(rng: &mut fastrand::Rng, count: u32) -> u32 {
 }
 
 /// Append the whole response to `out`. `redirects` renders 302 heads; `date` is the
-/// current Date line.
+/// current Date line. A [`Status::Metrics`] answer carries no metrics here: the
+/// connection renders it with [`write_metrics`].
 pub fn write(out: &mut Vec<u8>, answer: &Answer, redirects: &Redirects, date: &DateLine) {
     let Answer { status, head_method, persistence } = *answer;
     let mut body: &[u8] = b"";
     match status {
+        Status::Metrics => return write_metrics(out, answer, b"", date),
         Status::Redirect { k, seeded } => {
             redirects.write_head(out, k);
             out.extend_from_slice(if seeded {
@@ -292,6 +297,23 @@ pub fn write(out: &mut Vec<u8>, answer: &Answer, redirects: &Redirects, date: &D
     };
     out.extend_from_slice(tail);
     if !head_method {
+        out.extend_from_slice(body);
+    }
+}
+
+/// Append the `/metrics` response with `body` (SPEC §8): a 200 whose fields are those of
+/// `/healthz` with the exposition format's `Content-Type`, and a body of any length.
+pub fn write_metrics(out: &mut Vec<u8>, answer: &Answer, body: &[u8], date: &DateLine) {
+    out.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nCache-Control: no-store\r\n");
+    out.extend_from_slice(date.bytes());
+    out.extend_from_slice(b"Content-Length: ");
+    out.extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
+    out.extend_from_slice(match answer.persistence {
+        Persistence::KeepOpen => b"\r\n\r\n",
+        Persistence::KeepAlive => b"\r\nConnection: keep-alive\r\n\r\n",
+        Persistence::Close => b"\r\nConnection: close\r\n\r\n",
+    });
+    if !answer.head_method {
         out.extend_from_slice(body);
     }
 }
@@ -366,6 +388,44 @@ mod tests {
                 "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nCache-Control: no-store\r\n{DATE}Content-Length: 3\r\n\r\nok\n"
             )
         );
+    }
+
+    #[test]
+    fn metrics_response_is_byte_exact() {
+        let mut out = Vec::new();
+        let answer = Answer { status: Status::Metrics, head_method: false, persistence: Persistence::Close };
+        write_metrics(&mut out, &answer, b"a 1\n", &DateLine::new(midnight()));
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nCache-Control: no-store\r\n{DATE}Content-Length: 4\r\nConnection: close\r\n\r\na 1\n"
+            )
+        );
+    }
+
+    #[test]
+    fn head_metrics_keeps_length_drops_body() {
+        let mut out = Vec::new();
+        let answer = Answer { status: Status::Metrics, head_method: true, persistence: Persistence::KeepOpen };
+        write_metrics(&mut out, &answer, b"a 1\n", &DateLine::new(midnight()));
+        assert!(out.ends_with(b"Content-Length: 4\r\n\r\n"));
+    }
+
+    #[test]
+    fn metrics_path_is_not_found_unless_asked_for() {
+        let request = |method: &str| match crate::request::parse(
+            format!("{method} /metrics HTTP/1.1\r\nHost: a\r\n\r\n").as_bytes(),
+        ) {
+            crate::request::Parse::Complete(request) => request,
+            other => panic!("{other:?}"),
+        };
+        let mut rng = fastrand::Rng::with_seed(1);
+        let mut status = |method, on| answer(&request(method), 21, on, false, &mut rng).status;
+        assert_eq!(status("GET", false), Status::NotFound);
+        assert_eq!(status("POST", false), Status::NotFound);
+        assert_eq!(status("GET", true), Status::Metrics);
+        assert_eq!(status("HEAD", true), Status::Metrics);
+        assert_eq!(status("POST", true), Status::MethodNotAllowed);
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std:
             return Err(e);
         }
         s.tick();
+        s.follow(svc);
         for event in events.iter() {
             match event.token() {
                 LISTENER => {

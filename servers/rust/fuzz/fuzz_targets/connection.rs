@@ -95,7 +95,7 @@ fn expected_answers(delivered: &[u8], timed_out: bool) -> Vec<(u16, usize)> {
                 let status = match r.route {
                     Route::Redirect { .. } => 302,
                     Route::Health => 200,
-                    Route::NotFound => 404,
+                    Route::NotFound | Route::Metrics { .. } => 404, // without --metrics
                     Route::MethodNotAllowed => 405,
                 };
                 let body = if r.route == Route::Health && !r.head_method { 3 } else { 0 };

@@ -1,0 +1,126 @@
+"""`--metrics` (SPEC §8): `GET /metrics` on the real binary, read with prometheus_client's
+own text parser, so that what renard prints is what a Prometheus server scrapes."""
+
+import http.client
+import socket
+import subprocess
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from http_client import Client
+
+STATUSES = ["200", "302", "400", "404", "405", "408", "414", "431", "501", "505"]
+
+
+def start(renard, *flags):
+    """renard on a free port with `flags`: (process, port)."""
+    proc = subprocess.Popen([str(renard), "--listen", "127.0.0.1:0", *flags], stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    assert line.startswith("listening on http://127.0.0.1:"), line
+    return proc, int(line.rsplit(":", 1)[1])
+
+
+@pytest.fixture
+def server(renard):
+    """A renard with --metrics and two threads: (process, port)."""
+    proc, port = start(renard, "--threads", "2", "--metrics")
+    yield proc, port
+    proc.terminate()
+    assert proc.wait(timeout=10) == 0
+
+
+def scrape(port):
+    """The metrics as {sample name or name{status}: value}, and the families' types."""
+    answer = Client(port).get("/metrics")
+    assert answer.status == 200
+    assert answer.headers["content-type"] == "text/plain; version=0.0.4"
+    assert answer.headers["cache-control"] == "no-store"
+    values, types = {}, {}
+    for family in text_string_to_metric_families(answer.body.decode()):
+        types[family.name] = family.type
+        for sample in family.samples:
+            key = sample.name + (f"{{{sample.labels['status']}}}" if sample.labels else "")
+            values[key] = sample.value
+    return values, types
+
+
+def test_metrics_are_prometheus_text_with_every_family_typed(server):
+    _, port = server
+    values, types = scrape(port)
+    assert types == {
+        "renard_responses": "counter",
+        "renard_open_connections": "gauge",
+        "renard_evicted": "counter",
+        "renard_refused": "counter",
+        "renard_uptime_seconds": "gauge",
+    }
+    assert {f"renard_responses_total{{{s}}}" for s in STATUSES} <= values.keys()
+    assert values["renard_open_connections"] == 1  # the scrape's own connection
+    assert 0 < values["renard_uptime_seconds"] < 60
+
+
+def test_responses_are_counted_by_status_across_threads(server):
+    _, port = server
+    before, _ = scrape(port)
+    for _ in range(5):  # fresh connections: spread over both threads by SO_REUSEPORT
+        client = Client(port)
+        assert client.get("/").status == 302
+        assert client.get("/healthz").status == 200
+        assert client.get("/nope").status == 404
+        client.close()
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(b"GET / HTTP/2.0\r\n\r\n")
+        assert s.recv(1024).startswith(b"HTTP/1.1 505 ")
+    after, _ = scrape(port)
+
+    def delta(status):
+        key = f"renard_responses_total{{{status}}}"
+        return after[key] - before[key]
+
+    # 200: five /healthz and the first scrape (the second counts itself after rendering).
+    assert (delta("302"), delta("200"), delta("404"), delta("505"), delta("400")) == (5, 6, 5, 1, 0)
+
+
+def test_head_has_the_length_of_get_without_the_body(server):
+    _, port = server
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("HEAD", "/metrics")
+    response = conn.getresponse()
+    assert response.status == 200
+    assert int(response.getheader("content-length")) > 0
+    assert response.read() == b""
+    conn.close()
+
+
+def test_other_methods_on_metrics_are_405(server):
+    _, port = server
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("POST", "/metrics", body=b"")
+    response = conn.getresponse()
+    assert (response.status, response.getheader("allow")) == (405, "GET, HEAD")
+    conn.close()
+
+
+def test_evictions_at_the_cap_are_counted(renard):
+    # One thread: every arrival beyond the cap finds an idle connection to evict (SPEC §7.5).
+    proc, port = start(renard, "--threads", "1", "--metrics", "--max-connections", "4")
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
+    try:
+        values, _ = scrape(port)  # 9 connections for 4 places: 5 evicted, the scrape kept
+        assert (values["renard_evicted_total"], values["renard_refused_total"]) == (5, 0)
+        assert values["renard_open_connections"] == 4
+    finally:
+        for s in idle:
+            s.close()
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
+
+
+def test_without_the_flag_metrics_is_not_found(renard):
+    proc, port = start(renard, "--threads", "1")
+    try:
+        assert Client(port).get("/metrics").status == 404
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
