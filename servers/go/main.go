@@ -45,6 +45,9 @@ func main() {
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	// SIGHUP reloads the flagship (SPEC §8, optional, not implemented here): ignored
+	// rather than Go's default, which would end the process without a drain.
+	signal.Ignore(syscall.SIGHUP)
 
 	s := newServer(cfg, listener)
 	fmt.Fprintf(os.Stderr, "listening on http://%s\n", listener.Addr())
