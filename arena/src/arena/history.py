@@ -25,7 +25,7 @@ METRICS = {  # name -> (words, higher is better)
     "instructions": ("instructions per request", False),
 }
 PVALUE = 0.01  # of E-Divisive's permutation test
-PERMUTATIONS = 100
+PERMUTATIONS = 1000
 
 
 def commit_of(repo: Path) -> tuple[str | None, bool]:
@@ -116,13 +116,21 @@ def series(lines: list[dict], entry: str, mode: str, metric: str) -> list[tuple[
     return out
 
 
-def change_points(values: list[float]) -> list[int]:
-    """Indices into values where a new level starts (E-Divisive means, PVALUE)."""
+def change_points(values: list[float], seed: int = 0) -> list[int]:
+    """Indices into values where a new level starts (E-Divisive means, PVALUE). The library
+    draws its permutations from numpy's global generator: seeded here (and restored after)
+    so that the same history always gives the same answer."""
+    import numpy as np
     from signal_processing_algorithms.energy_statistics.energy_statistics import e_divisive
 
     if len(values) < 4:
         return []
-    return sorted(e_divisive(values, pvalue=PVALUE, permutations=PERMUTATIONS))
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        return sorted(e_divisive(values, pvalue=PVALUE, permutations=PERMUTATIONS))
+    finally:
+        np.random.set_state(state)
 
 
 def changes(lines: list[dict], entries: list[str] | None = None, include_quick: bool = False) -> list[Change]:

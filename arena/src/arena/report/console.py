@@ -18,7 +18,7 @@ SHOWN = (
     "of floor",
     "requests per CPU-s",
     "CPU µs/req median (min–max)",
-    "instructions/req (of floor)",
+    "instr./req (× floor)",
     "client-bound reps",
     "rank rests on",
 )

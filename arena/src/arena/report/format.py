@@ -101,7 +101,7 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
     ("of floor", True, floor_cell),
     ("requests per CPU-s", True, lambda r: count(r.median("efficiency"))),
     ("CPU µs/req median (min–max)", True, lambda r: spread(r.summary("cpu_us_per_req"), us)),
-    ("instructions/req (of floor)", True, instructions_cell),
+    ("instr./req (× floor)", True, instructions_cell),
     (
         "latency p50 / p99 µs",
         True,
