@@ -62,6 +62,12 @@ def pytest_addoption(parser):
         help="length of the slowloris attack at the connection cap [10; make soak: 20]",
     )
     group.addoption(
+        "--renard-diff-inputs",
+        type=int,
+        default=None,
+        help="inputs of the differential against the flagship [3000; with --renard-soak-seconds >= 300: 50000]",
+    )
+    group.addoption(
         "--renard-report",
         default=None,
         metavar="FILE",

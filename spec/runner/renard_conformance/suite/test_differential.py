@@ -1,0 +1,78 @@
+"""The differential against the flagship: every `ours` entry must answer any octets exactly
+as servers/rust/bin/renard does (two entries that differ hold a bug in one of them, or a gap
+in the spec). The inputs, the sending and the normalisation: renard_conformance.differential.
+
+Both servers run with the entry's --count, --location and timeouts and --threads 1. Bounded:
+--renard-diff-inputs inputs (3000, ~10 s; `make soak`: 50 000) within DIFF_BUDGET_S.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .. import differential
+from ..launcher import ServerProcess
+from ..pytest_plugin import start_ready
+from .support import started
+
+DEFAULT_INPUTS = 3000
+SOAK_INPUTS = 50_000
+SOAK_SECONDS = 300.0  # --renard-soak-seconds from which the run is a soak (`make soak`: 600)
+DIFF_BUDGET_S = 120.0  # inputs not started by then are not sent (the figure `inputs` says how many were)
+SOAK_BUDGET_S = 900.0
+
+
+def program_path(argv0: str, cwd: str | None) -> Path | None:
+    """The executable argv0 names, as the launcher would run it from cwd, or None."""
+    if "/" in argv0:
+        return Path(cwd or ".", argv0).resolve()
+    found = shutil.which(argv0)
+    return Path(found).resolve() if found else None
+
+
+def is_flagship(argv0: str, cwd: str | None) -> bool:
+    program = program_path(argv0, cwd)
+    return program is not None and program.is_file() and program.samefile(differential.FLAGSHIP)
+
+
+@pytest.mark.scenario("same bytes as the flagship")
+def test_same_octets_as_the_flagship_on_mutated_and_split_inputs(base_argv, request, record_property):
+    config = request.config
+    if is_flagship(base_argv[0], config.getoption("--renard-cwd")):
+        pytest.skip("this is the flagship: the reference of the differential")
+    problem = differential.ensure_flagship()
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    soak = config.getoption("--renard-soak-seconds") >= SOAK_SECONDS
+    count = config.getoption("--renard-diff-inputs") or (SOAK_INPUTS if soak else DEFAULT_INPUTS)
+    flags = differential.pair_flags(base_argv)
+    flagship = start_ready(ServerProcess([str(differential.FLAGSHIP), *flags_argv(flags)], name="flagship"))
+    try:
+        with started(request, base_argv, flags) as entry:
+            pair = differential.Pair(
+                (flagship.host, flagship.port),
+                (entry.host, entry.port),
+                flags.get("--location", differential.DEFAULT_LOCATION),
+                differential.close_bound(flags),
+            )
+            budget = SOAK_BUDGET_S if soak else DIFF_BUDGET_S
+            result = differential.compare(pair, differential.inputs(count), budget)
+    finally:
+        flagship.stop()
+    record_property("seed", differential.SEED)
+    record_property("flags", flags_argv(flags))
+    for name, value in result.figures().items():
+        record_property(name, value)
+    shown = "\n".join(d.report() for d in result.differences[: differential.MAX_REPORTED])
+    assert not result.differences, (
+        f"{len(result.differences)} of {result.inputs} inputs answered otherwise than by the flagship "
+        f"(Date values and the k of unseeded draws aside; each difference seen twice); the first:\n{shown}"
+    )
+    assert result.inputs == count, f"only {result.inputs} of {count} inputs answered within {budget:g} s"
+
+
+def flags_argv(flags: dict[str, str]) -> list[str]:
+    return [word for pair in flags.items() for word in pair]
