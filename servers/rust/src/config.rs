@@ -69,9 +69,10 @@ Answers GET / with a 302 redirect to TEMPLATE with {n} replaced by k in 1..N
   --config FILE            RENARD_CONFIG           RENARD_COUNT, RENARD_LOCATION and
                                                    RENARD_COUNT_FROM lines (NAME=VALUE)
   --check URL                                      GET http://HOST:PORT/PATH, exit 0 on 200
-SIGHUP re-reads --config and recounts --count-from (N and the template only).
   --help                   print this text
   --version                print the version
+
+SIGHUP reads --config again and recounts --count-from (N and the template only).
 ";
 
 /// The flags, with their variables (`--check` has none, `--metrics` takes no value).

@@ -513,4 +513,36 @@ mod tests {
         let n = c3.read(&mut answer).unwrap();
         assert!(answer[..n].starts_with(b"HTTP/1.1 302 Found\r\n"));
     }
+
+    #[test]
+    fn every_response_is_counted_by_status() {
+        let svc = service();
+        let mut s = Scratch::new(&svc, 1);
+        let (mut conn, mut client) = connected(s.now);
+        client.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /?seed=x HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        client.write_all(b"GET /metrics HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\n\r\n").unwrap();
+        assert_eq!(read_until_settled(&mut conn, &svc, &mut s), Next::Keep);
+        // Two 302 (the hot path and the seeded one), a 404 (no --metrics), a 400 (no Host).
+        assert_eq!(svc.responses(), [0, 2, 1, 1, 0, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn metrics_are_answered_when_asked_for() {
+        let svc = match crate::config::parse(["--metrics".into()], |_| None, 1) {
+            Ok(crate::config::Command::Serve(config)) => Service::new(config),
+            _ => unreachable!("a configuration"),
+        };
+        let mut s = Scratch::new(&svc, 1);
+        let (mut conn, mut client) = connected(s.now);
+        client.write_all(b"GET / HTTP/1.1\r\nHost: a\r\n\r\nGET /metrics HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        assert_eq!(read_until_settled(&mut conn, &svc, &mut s), Next::Keep);
+        let mut answers = vec![0u8; 8192];
+        let n = client.read(&mut answers).unwrap();
+        let text = String::from_utf8_lossy(&answers[..n]);
+        let metrics = &text[text.find("HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n").unwrap()..];
+        let body = &metrics[metrics.find("\r\n\r\n").unwrap() + 4..];
+        assert!(metrics.contains(&format!("\r\nContent-Length: {}\r\n", body.len())));
+        assert!(body.contains("\nrenard_responses_total{status=\"302\"} 1\n"), "{body}");
+        assert!(body.contains("\nrenard_open_connections 0\n")); // not counted by Conns here
+    }
 }
