@@ -5,8 +5,9 @@ flagship").
 
 Inputs (`inputs(count, seed)`): first every base input as it is (hand-written heads near
 the spec's limits, and every vector of spec/vectors that waits for no timeout, its pauses
-left out), then bases mutated 1 to 4 times (mostly once) from a fixed seed (an octet replaced, removed or
-inserted, a run of octets removed, a piece of HTTP inserted). Each input is sent in one write
+left out), then, from a fixed seed, bases mutated 1 to 4 times (mostly once: an octet
+replaced, removed or inserted, a run of octets removed, a piece of HTTP inserted) or, for
+15 % of the inputs, 1 to 12 pieces of HTTP strung together (`PIECES`). Each input is sent in one write
 or, one time in four, in two to four writes 10 ms apart, cut at the same places for both
 servers; then the client shuts its side (SHUT_WR) and reads until the server closes. The
 transcript is the octets received followed by how the connection ended: `<EOF>`, `<RST>`,
@@ -51,6 +52,7 @@ BASE_LIMIT = 32 * 1024  # a vector larger than this is no base (the robustness s
 WORKERS = 6  # inputs in flight at once (each on its own pair of connections)
 MAX_REPORTED = 5  # differences kept with their answers
 MUTATIONS = (1, 1, 1, 2, 2, 3, 4)  # how many changes a mutant gets: mostly one, so that it parses further
+FRAGMENTS = 0.15  # the share of inputs that are PIECES strung together at random instead of a mutant
 
 # Heads near the spec's rules and limits (SPEC §5-§7): the four per-entry testers' bases.
 HAND_BASES = [
@@ -186,7 +188,12 @@ def inputs(count: int, seed: int = SEED) -> list[Input]:
     bases = base_inputs()
     made: list[Input] = []
     for index in range(count):
-        data = bases[index] if index < len(bases) else mutate(rng, rng.choice(bases))
+        if index < len(bases):
+            data = bases[index]
+        elif rng.random() < FRAGMENTS:
+            data = b"".join(rng.choice(PIECES) for _ in range(rng.randint(1, 12)))
+        else:
+            data = mutate(rng, rng.choice(bases))
         cuts: tuple[int, ...] = ()
         if len(data) > 1 and rng.random() < 0.25:
             cuts = tuple(sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(1, 3)))))

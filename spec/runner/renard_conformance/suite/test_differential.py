@@ -9,6 +9,7 @@ Both servers run with the entry's --count, --location and timeouts and --threads
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,8 @@ def test_same_octets_as_the_flagship_on_mutated_and_split_inputs(base_argv, requ
             result = differential.compare(pair, differential.inputs(count), budget)
     finally:
         flagship.stop()
+    built = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(differential.FLAGSHIP.stat().st_mtime))
+    record_property("flagship", f"{differential.FLAGSHIP} built {built}")
     record_property("seed", differential.SEED)
     record_property("flags", flags_argv(flags))
     for name, value in result.figures().items():
