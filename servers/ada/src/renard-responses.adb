@@ -67,7 +67,9 @@ package body Renard.Responses is
          end if;
       end loop;
       Longest := Head_Length_Bound + 256 + Date_Line_Length;
-      if Natural (Count) * Head_Length_Bound <= Prerender_Budget then
+      Heads := null;  --  the previous configuration's, if any (tests)
+      Head_Ends := null;
+      if Natural (Count) <= Prerender_Budget / Head_Length_Bound then
          declare
             Buffer : String (1 .. Natural (Count) * Head_Length_Bound);
             Last   : Natural := 0;

@@ -231,6 +231,25 @@ package body Renard_Tests is
       Assert (R.Kind = Complete and then R.Head.Head_Length = 27, "head length of the first");
    end Leftover_Octets_Are_Not_The_Head;
 
+   procedure Longest_Template_At_The_Largest_Count is
+      Placeholder : constant String := "{n}";
+      Template : constant String := [for I in 1 .. 682 * 3 => Placeholder ((I - 1) mod 3 + 1)];
+      Out_Buffer : String (1 .. 16_384);
+      Last       : Natural := 0;
+      Date       : Responses.Date_Line;
+   begin
+      --  682 placeholders of 7 digits: rendered per request (over the prerender budget),
+      --  and the whole answer fits Max_Response.
+      Responses.Configure (Template, Image_Count'Last);
+      Responses.Update (Date, 0);
+      Responses.Write
+        (Out_Buffer, Last, Responses.Redirect, K => Image_Count'Last, Date => Date);
+      Assert (Last <= Responses.Max_Response, "within Max_Response");
+      Assert (Out_Buffer (31 .. 37) = "1000000" and Last = 30 + 682 * 7 + 2 + 25 + 37 + 19 + 2,
+              "rendered:" & Last'Image);
+      Responses.Configure ("https://avatar.example.org/Renard-{n}.png", 21);
+   end Longest_Template_At_The_Largest_Count;
+
    function Named (Title : String; Check : Check_Access) return Simple_Test_Cases.Test_Case_Access
    is (new Named_Test'(Simple_Test_Cases.Test_Case with Title => Format (Title), Check => Check));
 
@@ -250,6 +269,8 @@ package body Renard_Tests is
       S.Add_Test (Named ("response: 200 on GET and HEAD", Health_Octets_Get_And_Head'Access));
       S.Add_Test (Named ("response: 431 closes, 405 allows", Refusals_Close'Access));
       S.Add_Test (Named ("response: Date is an IMF-fixdate", Date_Of_A_Leap_Day'Access));
+      S.Add_Test (Named ("response: the longest template at N = 1000000",
+                         Longest_Template_At_The_Largest_Count'Access));
       S.Add_Test (Named ("parse: persistence, body, Expect, chunked, seed",
                          Request_Facts'Access));
       S.Add_Test (Named ("parse: a pipelined head ends at its empty line",
