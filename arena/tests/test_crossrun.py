@@ -80,9 +80,14 @@ def test_arena_compare_reads_two_run_directories(tmp_path):
     one = write(tmp_path, synthetic(1.0, "20261101-000000", "AMD EPYC 7B13"))
     two = write(tmp_path, synthetic(2.0, "20261102-000000", "Apple M9"))
     p = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "compare", str(one), str(two)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "arena.cli", "compare", str(one), str(two), "--markdown", str(tmp_path / "c.md")],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert p.returncode == 0, p.stderr
+    written = (tmp_path / "c.md").read_text()
+    assert "## keepalive" in written and "| 1 | " in written and "agree (within 0%)" in written
     assert "cpu model: 20261101-000000 AMD EPYC 7B13; 20261102-000000 Apple M9" in p.stdout
     assert "keepalive rust: agree" in p.stdout and "differ:" not in p.stdout
     assert "the runs agree: every ratio to the floor within 10%" in p.stdout

@@ -593,7 +593,8 @@ for _command in LOAD_COMMANDS:  # sweep, latency, history (loadcli.py)
 @cli.command("compare")
 @click.argument("runs", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--reference", default="nginx-lua", show_default=True, help="The second unit beside the floor.")
-def compare_cmd(runs, reference):
+@click.option("--markdown", type=click.Path(dir_okay=False, path_type=Path), help="Also write the comparison here.")
+def compare_cmd(runs, reference, markdown):
     """Put RUN directories (or their run.json) side by side, each read against its own floor.
 
     Exit 1 when a run has no floor: absolute figures are not ranked across machines."""
@@ -624,6 +625,9 @@ def compare_cmd(runs, reference):
         console.print(f"the runs differ on {', '.join(apart)}", highlight=False)
     else:
         console.print(f"the runs agree: every ratio to the floor within {crossrun.AGREE:.0%}", highlight=False)
+    if markdown:
+        markdown.write_text(crossrun.markdown(comparison))
+        console.print(f"written: {markdown}", highlight=False)
 
 
 # --- entry point --------------------------------------------------------------------------

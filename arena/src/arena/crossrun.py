@@ -168,3 +168,17 @@ def table_rows(comparison: Comparison, mode_name: str) -> tuple[list[str], list[
         row.append(line.verdict())
         rows.append(row)
     return headers, rows
+
+
+def markdown(comparison: Comparison) -> str:
+    """The comparison as GitHub Markdown: what differs, then a table per mode."""
+    out = ["# Runs compared, each against its own floor", "", "## What differs", ""]
+    out += [f"- {line}" for line in comparison.differences] or [
+        "- nothing recorded: same machine, tools and configuration"
+    ]
+    for mode_name in comparison.modes:
+        headers, rows = table_rows(comparison, mode_name)
+        out += ["", f"## {mode_name}", "", "| " + " | ".join(headers) + " |"]
+        out.append("|" + "|".join("---" if i in (1, len(headers) - 1) else "---:" for i in range(len(headers))) + "|")
+        out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
