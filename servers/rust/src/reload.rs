@@ -32,9 +32,16 @@ pub fn on_sighup(
     std::thread::Builder::new().name("reload".into()).stack_size(256 * 1024).spawn(move || {
         // Signals that came while a reload ran are one byte each: one reload for them all.
         let mut bytes = [0u8; 64];
-        while matches!(reader.read(&mut bytes), Ok(n) if n > 0) {
-            if let Err(line) = reload(&svc, read_again()) {
-                eprintln!("{line}");
+        loop {
+            match reader.read(&mut bytes) {
+                Ok(0) => return, // the write end is gone: no more signals
+                Ok(_) => {
+                    if let Err(line) = reload(&svc, read_again()) {
+                        eprintln!("{line}");
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return,
             }
         }
     })?;
