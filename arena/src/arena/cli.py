@@ -209,6 +209,9 @@ def test_cmd(ctx, entries):
             if e.kind == "ours":
                 failed.append(e.name)
             continue
+        if ensure_built(e, ctx.obj["repo"] / "results" / "logs") is not None:
+            failed.append(e.name)
+            continue
         for command in e.test:
             console.print(f"[bold]{e.name}[/]: {command}", highlight=False)
             ran += 1
