@@ -197,7 +197,8 @@ def build_cmd(ctx, entries):
 @click.argument("entries", nargs=-1)
 @click.pass_context
 def test_cmd(ctx, entries):
-    """Run each entry's own tests (`test` in entry.toml, in its folder); exit 1 when one fails.
+    """Build each entry when needed, then run its own tests (`test` in entry.toml, in its
+    folder); exit 1 when one fails.
 
     An `ours` entry whose runtime is missing fails too: its tests would otherwise be lost."""
     failed, ran = [], 0
