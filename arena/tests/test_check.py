@@ -122,3 +122,13 @@ def test_check_rust_passes_every_item():
     assert p.returncode == 0, p.stdout + p.stderr
     assert len(items) == 8 and all(line.startswith("✓") for line in items.values()), p.stdout
     assert "rust is ready to be ranked" in p.stdout
+
+
+def test_check_floor_asks_only_that_it_builds_and_serves():
+    if not (REPO / "peers" / "floor" / "entry.toml").is_file():
+        pytest.skip("no floor peer")
+    p = arena("check", "floor", timeout=300)
+    items = lines_by_item(p.stdout)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert items["core route"].startswith("–") and items["capped bench"].startswith("✓")
+    assert "floor is ready to be measured (the floor is never ranked)" in p.stdout

@@ -587,7 +587,8 @@ def check_cmd(ctx, name):
     if not check.ready(items, entry.kind):
         raise Failure(f"{entry.name} is not ready to be ranked: {', '.join(failing)}")
     extra = f" ({', '.join(failing)} not required of a {entry.kind})" if failing else ""
-    console.print(f"{entry.name} is ready to be ranked{extra}", highlight=False)
+    what = "measured (the floor is never ranked)" if entry.kind == "floor" else "ranked"
+    console.print(f"{entry.name} is ready to be {what}{extra}", highlight=False)
 
 
 for _command in LOAD_COMMANDS:  # sweep, latency, history (loadcli.py)
