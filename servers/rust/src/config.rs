@@ -179,7 +179,7 @@ pub fn parse(
             return Some(Source { name: flag.to_string(), value, layer: Layer::Flag });
         }
         if let Some((path, lines)) = &file
-            && let Some((_, value)) = lines.iter().rev().find(|(name, _)| *name == variable_name)
+            && let Some((_, value)) = lines.iter().rev().find(|(name, v)| *name == variable_name && !v.is_empty())
         {
             let name = format!("{}: {variable_name}", path.display());
             return Some(Source { name, value: value.clone(), layer: Layer::File });
@@ -215,7 +215,7 @@ pub fn parse(
 }
 
 /// The `NAME=VALUE` lines of a `--config` file (SPEC §8); empty lines and lines starting
-/// with `#` are skipped. `blame` is the flag or variable that named the file.
+/// with `#` are skipped (an empty VALUE is unset, as for a variable: the caller skips it). `blame` is the flag or variable that named the file.
 fn read_config_file(path: &Path, blame: &str) -> Result<Vec<(&'static str, OsString)>, String> {
     let text = std::fs::read(path).map_err(|e| format!("renard: {blame}: cannot read {}: {e}", path.display()))?;
     let mut lines = Vec::new();
@@ -686,5 +686,12 @@ mod tests {
     #[test]
     fn unreadable_config_file_is_named() {
         assert!(error(&["--config", "/nonexistent/renard.conf"], &[]).starts_with("renard: --config: cannot read "))
+    }
+    #[test]
+    fn empty_value_in_config_file_is_unset() {
+        let dir = scratch_dir("file-empty");
+        let file = dir.join("renard.conf");
+        std::fs::write(&file, "RENARD_COUNT=\n").unwrap();
+        assert_eq!(config(&["--config", file.to_str().unwrap()], &[("RENARD_COUNT", "6")]).count, 6);
     }
 }
