@@ -65,7 +65,7 @@ def outside_entry(command: str, path: str = "/", expect: int = 302, cwd: Path | 
         name=NAME,
         language="outside",
         kind="peer",
-        description=command,
+        description=f"{command} (checked: GET {path} answers {expect})",
         requires=[],
         build=[],
         run=command,
