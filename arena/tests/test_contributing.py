@@ -84,7 +84,7 @@ def test_arena_test_runs_an_entrys_own_tests(tmp_path):
     folder = tmp_path / "servers" / "demo"
     folder.mkdir(parents=True)
     (example,) = code_blocks("toml")
-    passing = example.replace('["zig"]', '["sh"]').replace('"zig"', '"demo"')
+    passing = example.replace('["zig"]', '["sh"]').replace('"zig"', '"demo"').replace('["./build"]', "[]")
     (folder / "entry.toml").write_text(passing.replace('test = ["zig build test"]', 'test = ["echo 3 passed"]'))
     run = [sys.executable, "-m", "arena.cli", "--repo", str(tmp_path), "test", "demo"]
     ok = subprocess.run(run, capture_output=True, text=True, timeout=60)
