@@ -112,7 +112,9 @@ def callgrind_run(entry: Entry, requests: int, per_write: int, out_file: Path) -
         server.wait_ready(READY_TIMEOUT_S)
         drive(server.port, requests, per_write, time.monotonic() + RUN_TIMEOUT_S)
     finally:
-        server.stop()
+        status = server.stop()
+    if status is None:  # SIGKILLed: valgrind writes no profile
+        raise CountError("the server did not exit on SIGTERM within 5 s under valgrind: no profile written")
     if not out_file.is_file():
         raise CountError(f"callgrind wrote no {out_file.name} (the server did not exit cleanly)")
     return total_ir(out_file)
