@@ -61,3 +61,20 @@ def test_the_reports_hold_a_table_and_a_chart_per_result(tmp_path):
     md, page = latency_report([r], tmp_path, "intro")
     assert "| floor | 20,000 | 50% (10,000/s) | not up to 50% |" in md.read_text()
     assert "latency by percentile" in page.read_text()
+
+
+def test_a_runs_report_links_the_sweep_and_latency_written_into_its_directory(tmp_path):
+    import json
+    from pathlib import Path
+
+    from arena.model import Run
+    from arena.report import write_run_reports
+
+    run = Run.load(json.loads((Path(__file__).parent / "fixtures" / "run_sample.json").read_text()))
+    _, md, page = write_run_reports(run, tmp_path)
+    assert "Latency and saturation" not in md.read_text()
+    (tmp_path / "sweep").mkdir()
+    sweep_report([Sweep("rust", steps([(1, 10_000, 100)]))], tmp_path / "sweep", "intro")
+    _, md, page = write_run_reports(run, tmp_path)
+    assert "](sweep/report.html)" in md.read_text() and 'href="sweep/report.html"' in page.read_text()
+    assert "latency/report.html" not in md.read_text()

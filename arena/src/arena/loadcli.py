@@ -43,7 +43,12 @@ def _chosen(ctx, entries) -> list:
     return chosen
 
 
-def _out_dir(ctx, kind: str, results_dir: Path | None) -> Path:
+def _out_dir(ctx, kind: str, results_dir: Path | None, run: Path | None = None) -> Path:
+    """RUN/<kind> with --run (the run's report then links it), else results/<kind>-<id>."""
+    if run is not None:
+        out = (run if run.is_dir() else run.parent).resolve() / kind
+        out.mkdir(parents=True, exist_ok=True)
+        return out
     base = results_dir or ctx.obj["repo"] / "results"
     started = results.utc_now()
     out = base / f"{kind}-{started.strftime('%Y%m%d-%H%M%S')}"
@@ -67,7 +72,26 @@ common = [
     click.option(
         "--results", "results_dir", type=click.Path(file_okay=False, path_type=Path), help="Default: results/"
     ),
+    click.option(
+        "--run",
+        type=click.Path(exists=True, path_type=Path),
+        help="Write into this bench run's directory (e.g. results/latest); its report links the result.",
+    ),
 ]
+
+
+def _relink(run: Path | None) -> None:
+    """Rewrites the run's own report so that it links the companion just written."""
+    if run is None:
+        return
+    from .model import Run
+    from .report import write_run_reports
+
+    run_dir = run if run.is_dir() else run.parent
+    try:
+        write_run_reports(Run.read(run_dir), run_dir)
+    except (ValueError, OSError) as err:
+        err_console.print(f"[yellow]{run_dir}: its report was not rewritten ({err})[/]", highlight=False)
 
 
 def with_common(f):
@@ -82,11 +106,11 @@ def with_common(f):
 @click.option("--top", type=click.IntRange(1, 4096), default=4096, show_default=True, help="Highest concurrency.")
 @with_common
 @click.pass_context
-def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir):
+def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir, run):
     """Concurrency 1, 2, 4 … --top against each ENTRY (default: every available one): the knee."""
     cfg = _cfg(server_cpus, client_cpus, 1)
     chosen = _chosen(ctx, entries)
-    out = _out_dir(ctx, "sweep", results_dir)
+    out = _out_dir(ctx, "sweep", results_dir, run)
     steps = levels(top)
     minutes = len(chosen) * len(steps) * (seconds + 0.5) / 60
     console.print(f"sweep: {len(chosen)} entries × {len(steps)} steps × {seconds} s (≈ {minutes:.1f} min)")
@@ -126,6 +150,7 @@ def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir)
         "one connection, or throughput stops rising by 5%. wrk's closed loop: latencies omit queueing before send."
     )
     md, page = sweep_report(done, out, intro)
+    _relink(run)
     console.print(f"results: {out / 'sweep.json'}\nreports: {md}\n         {page}")
 
 
@@ -135,14 +160,14 @@ def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir)
 @click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
 @with_common
 @click.pass_context
-def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, results_dir):
+def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, results_dir, run):
     """Latency percentiles at 25/50/75/90% of each ENTRY's capacity (oha, open loop)."""
     problem = latency.oha_problem()
     if problem:
         raise _cli().Failure(problem)
     cfg = _cfg(server_cpus, client_cpus, connections)
     chosen = _chosen(ctx, entries)
-    out = _out_dir(ctx, "latency", results_dir)
+    out = _out_dir(ctx, "latency", results_dir, run)
     console.print(f"latency: {len(chosen)} entries × 5 runs × {seconds} s")
     done = []
     for entry in chosen:
@@ -175,6 +200,7 @@ def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, re
         f"server on CPU {cfg.server_cpus} (one thread), oha on CPU {cfg.client_cpus}."
     )
     md, page = latency_report(done, out, intro)
+    _relink(run)
     console.print(f"results: {out / 'latency.json'}\nreports: {md}\n         {page}")
 
 

@@ -65,7 +65,8 @@ def table(t: Table) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def render(view: View) -> str:
+def render(view: View, companions: list[tuple[str, str]] = ()) -> str:
+    """companions: (relative href, words) of the other reports of this run (latency, sweep)."""
     e = html.escape
     parts = [f"<h1>{e(title(view))}</h1>", "<h2>Machine</h2><ul>"]
     parts += [f"<li>{e(line)}</li>" for line in machine_lines(view)] + ["</ul>", "<h2>Method</h2>"]
@@ -88,6 +89,9 @@ def render(view: View) -> str:
         parts += ["<h2>Instructions per request</h2>", f"<p>{e(INSTRUCTIONS_WORDS)}</p>", table(counts)]
         links = ", ".join(f'<a href="{e(href)}">{e(label)}</a>' for label, href in instruction_profiles(view))
         parts += [f"<p>Top functions (callgrind_annotate): {links}.</p>"] if links else []
+    if companions:
+        items = "".join(f'<li><a href="{e(href)}">{e(words)}</a></li>' for href, words in companions)
+        parts += ["<h2>Latency and saturation</h2>", f"<ul>{items}</ul>"]
     parts += ["<h2>Footprint</h2>", table(footprint_table(view)), svg.rss_chart(view)]
     parts += ["<h2>Conformance</h2>", table(conformance_table(view))]
     matrix = section_table(view)

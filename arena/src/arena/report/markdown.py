@@ -47,7 +47,8 @@ def _sections(view: View) -> list[str]:
     return out
 
 
-def render(view: View) -> str:
+def render(view: View, companions: list[tuple[str, str]] = ()) -> str:
+    """companions: (relative href, words) of the other reports of this run (latency, sweep)."""
     out = [f"# {_cell(title(view))}", "", "## Machine", ""]
     out += [f"- {_cell(line)}" for line in machine_lines(view)]
     out += ["", "## Method", ""] + [f"- {_cell(line)}" for line in method_lines(view)]
@@ -62,6 +63,12 @@ def render(view: View) -> str:
         out += ["", "## Instructions per request", "", _cell(INSTRUCTIONS_WORDS), "", table(counts)]
         links = ", ".join(f"[{_cell(label)}]({href})" for label, href in instruction_profiles(view))
         out += ["", f"Top functions (callgrind_annotate): {links}."] if links else []
+    if companions:
+        out += ["", "## Latency and saturation", ""]
+        out += [
+            f"- [{_cell(words)}]({href}); its figures are in `{href.split('/')[0]}.json` beside it"
+            for href, words in companions
+        ]
     out += ["", "## Footprint", "", table(footprint_table(view))]
     out += ["", "## Conformance", "", table(conformance_table(view))]
     out += _sections(view)
