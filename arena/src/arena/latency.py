@@ -15,6 +15,7 @@ p99 first passes 1 ms and 10 ms. Every oha run is bounded (its duration + 30 s).
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import subprocess
@@ -72,9 +73,16 @@ def oha_problem() -> str | None:
     return None
 
 
+@functools.cache
+def json_flags() -> tuple[str, ...]:
+    """How this oha is asked for JSON: `--output-format json` (recent) or `--json` (older)."""
+    help_text = subprocess.run(["oha", "--help"], capture_output=True, text=True, timeout=30).stdout
+    return ("--output-format", "json") if "--output-format" in help_text else ("--json",)
+
+
 def run_oha(url: str, cfg: Config, seconds: int, rate: float | None) -> dict:
     """oha's JSON summary of one run; rate None: as fast as it can."""
-    argv = ["taskset", "-c", cfg.client_cpus, "oha", "--no-tui", "--output-format", "json", "--redirect", "0"]
+    argv = ["taskset", "-c", cfg.client_cpus, "oha", "--no-tui", *json_flags(), "--redirect", "0"]
     argv += ["-z", f"{seconds}s", "-c", str(cfg.connections)]
     if rate is not None:
         argv += ["-q", f"{rate:.0f}", "--latency-correction"]
