@@ -42,6 +42,9 @@ constexpr unsigned kBufferCount = 64;
 constexpr std::size_t kBufferSize = 2048;
 // Output buffers kept for reuse once their connection has sent everything.
 constexpr std::size_t kPoolKeep = 32;
+// Near the cap (open + kCapMargin >= cap), single-shot accepts, this many in flight.
+constexpr std::uint32_t kCapMargin = 64;
+constexpr unsigned kAcceptsNearCap = 4;
 // Candidates looked at for eviction before the new connection is refused instead.
 constexpr std::size_t kVictimTries = 8;
 
@@ -76,6 +79,7 @@ public:
     ~Worker()
     {
         for (char* b : pool_) std::free(b);
+        for (int fd : closing_fds_) ::close(fd);
         for (auto& c : conns_) {
             if (!c.closed && c.fd >= 0) ::close(c.fd);
             std::free(c.out);
@@ -89,6 +93,7 @@ private:
     // Loop pieces.
     void dispatch(const io_uring_cqe& cqe);
     void arm_accept();
+    void close_pending();
     void on_accept(const io_uring_cqe& cqe);
     void expire();
     void begin_shutdown();
@@ -124,13 +129,16 @@ private:
     std::vector<char*> pool_;
     std::vector<Conn> conns_;
     std::vector<std::uint32_t> free_slots_;
+    std::vector<int> closing_fds_;  // closed connections' descriptors, closed after submission
     std::vector<int> at_cap_;  // accepted at the cap in this batch, admitted after it
     std::uint32_t live_ = 0;  // slots in use, closed ones waiting for completions included
     DateLine date_;
     std::uint64_t rng_ = 0;
     std::int64_t now_ = 0;
     std::int64_t next_scan_ = kNever;
-    bool accept_armed_ = false;
+    unsigned accepts_in_flight_ = 0;  // accept operations the kernel holds
+    bool accept_multishot_ = false;   // ... one multishot accept
+    bool accept_cancelled_ = false;   // ... whose cancellation was asked for
     bool shutting_down_ = false;  // every response closes (SPEC §7.6)
     std::int64_t drain_end_ = kNever;
     bool drain_ended_ = false;
@@ -161,12 +169,35 @@ int Worker::setup(std::string& error)
     return 0;
 }
 
+// Far from the cap, one multishot accept takes every pending connection at once. Near it,
+// a burst taken at once would hold more descriptors than the cap until the batch is
+// handled, so accepts are single-shot, at most kAcceptsNearCap in flight (SPEC §7.5).
 void Worker::arm_accept()
 {
-    io_uring_sqe* s = ring_.sqe();
-    io_uring_prep_multishot_accept(s, listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-    io_uring_sqe_set_data64(s, tag(Op::Accept));
-    accept_armed_ = true;
+    if (shutting_down_) return;
+    const bool near_cap = shared_.open.load(std::memory_order_relaxed) + kCapMargin >= config_.max_connections;
+    if (!near_cap && accepts_in_flight_ == 0) {
+        io_uring_sqe* s = ring_.sqe();
+        io_uring_prep_multishot_accept(s, listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+        io_uring_sqe_set_data64(s, tag(Op::Accept));
+        accept_multishot_ = true;
+        accepts_in_flight_ = 1;
+        return;
+    }
+    if (near_cap && accept_multishot_ && !accept_cancelled_) {
+        io_uring_sqe* s = ring_.sqe();
+        io_uring_prep_cancel64(s, tag(Op::Accept), IORING_ASYNC_CANCEL_ALL);
+        io_uring_sqe_set_data64(s, tag(Op::Ignore));
+        accept_cancelled_ = true;
+        return;
+    }
+    if (accept_multishot_) return;
+    while (accepts_in_flight_ < kAcceptsNearCap) {
+        io_uring_sqe* s = ring_.sqe();
+        io_uring_prep_accept(s, listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+        io_uring_sqe_set_data64(s, tag(Op::Accept));
+        accepts_in_flight_++;
+    }
 }
 
 std::int64_t Worker::wake_at() const
@@ -182,6 +213,7 @@ void Worker::run()
     for (;;) {
         const std::int64_t wake = wake_at();
         io_uring_cqe* first = nullptr;
+        close_pending();
         if (wake == kNever) {
             io_uring_submit_and_wait_timeout(ring, &first, 1, nullptr, nullptr);
         } else {
@@ -202,6 +234,7 @@ void Worker::run()
         io_uring_cq_advance(ring, seen);
         for (int fd : at_cap_) admit(fd);
         at_cap_.clear();
+        arm_accept();
         if (next_scan_ <= now_) expire();
         if (shutting_down_) {
             if (!drain_ended_ && now_ >= drain_end_) end_drain();
@@ -211,7 +244,16 @@ void Worker::run()
     // Leave nothing in flight that points into this worker's memory.
     for (std::uint32_t i = 0; i < conns_.size(); i++)
         if (!conns_[i].closed && conns_[i].fd >= 0) close_conn(i);
-    io_uring_submit(ring);
+    close_pending();
+}
+
+// Submits what is queued, then closes the descriptors of the connections closed since.
+void Worker::close_pending()
+{
+    if (closing_fds_.empty()) return;
+    io_uring_submit(ring_.get());
+    for (int fd : closing_fds_) ::close(fd);
+    closing_fds_.clear();
 }
 
 void Worker::dispatch(const io_uring_cqe& cqe)
@@ -277,7 +319,9 @@ void Worker::close_conn(std::uint32_t i)
         io_uring_prep_cancel64(s, tag(Op::Send, i), 0);
         io_uring_sqe_set_data64(s, tag(Op::Ignore));
     }
-    ::close(c.fd);
+    // Closed after the next submission: a queued entry names the descriptor by number, and
+    // another thread could be given the number back before the kernel reads the entry.
+    closing_fds_.push_back(c.fd);
     c.fd = -1;
     c.closed = true;
     std::vector<std::uint8_t>().swap(c.leftover);
@@ -342,7 +386,10 @@ bool Worker::make_room()
 // what the batch delivered to the others is known before one is chosen (SPEC §7.5).
 void Worker::on_accept(const io_uring_cqe& cqe)
 {
-    if (!(cqe.flags & IORING_CQE_F_MORE)) accept_armed_ = false;
+    if (!(cqe.flags & IORING_CQE_F_MORE)) {
+        accepts_in_flight_--;
+        if (accept_multishot_) accept_multishot_ = accept_cancelled_ = false;
+    }
     if (cqe.res >= 0) {
         if (shutting_down_)
             ::close(cqe.res);
@@ -351,7 +398,6 @@ void Worker::on_accept(const io_uring_cqe& cqe)
         else
             admit(cqe.res);
     }
-    if (!accept_armed_ && !shutting_down_) arm_accept();
 }
 
 void Worker::admit(int fd)
@@ -622,9 +668,9 @@ void Worker::expire()
 void Worker::begin_shutdown()
 {
     shutting_down_ = true;
-    if (accept_armed_) {
+    if (accepts_in_flight_ > 0) {
         io_uring_sqe* s = ring_.sqe();
-        io_uring_prep_cancel64(s, tag(Op::Accept), 0);
+        io_uring_prep_cancel64(s, tag(Op::Accept), IORING_ASYNC_CANCEL_ALL);
         io_uring_sqe_set_data64(s, tag(Op::Ignore));
     }
     // The cancellation must reach the kernel before the listener is closed, or the pending
