@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup build test lint test-entries test-spec test-arena test-deploy verify soak bench bench-quick report run demo fuzz clean
+.PHONY: all deps setup build test lint test-entries test-spec test-arena test-deploy verify check soak bench bench-quick report run demo fuzz clean
 
 all: build
 
@@ -64,6 +64,11 @@ test-deploy: setup $(RENARD)
 
 verify: build
 	$(ARENA) verify
+
+## check: everything an entry must pass before it is ranked, as a checklist (make check NAME=c)
+check: setup
+	@[ -n "$(NAME)" ] || { echo "make check: NAME: give the entry, e.g. make check NAME=c" >&2; exit 2; }
+	$(ARENA) check $(NAME)
 
 ## soak: the long robustness runs on every `ours` entry (10 min of wrk, 20 s of slowloris at the cap)
 soak: setup
