@@ -44,12 +44,13 @@ lint: setup
 	cd servers/rust && cargo fmt --check && cargo clippy --all-targets --locked -- -D warnings
 
 # Each entry's own tests, as its entry.toml `test` declares them (cargo test, go test, ...).
-test-entries: setup
+# The flagship is built first: the suite compares every renard with it, octet for octet.
+test-entries: setup $(RENARD)
 	$(ARENA) test
 
 # The runner's own tests, then its whole suite (vectors, SPEC §1, limits, robustness) against
 # every `ours` entry, started from its entry.toml `command` (built first when needed).
-test-spec: setup
+test-spec: setup $(RENARD)
 	$(PYTEST) -q spec/runner/tests
 	$(ARENA) verify --full
 
