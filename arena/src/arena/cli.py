@@ -1,4 +1,5 @@
-"""The `arena` command: list, run, build, test, verify, bench, report."""
+"""The `arena` command: entries (list, new, check), builds and tests (build, test, verify), measuring
+(run, bench, instructions, gate, latency, sweep, history) and reports (report, compare)."""
 
 from __future__ import annotations
 
