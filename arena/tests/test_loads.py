@@ -34,7 +34,7 @@ OHA = {
     "summary": {"requestsPerSec": 9_990.0, "slowest": 0.0123},
     "latencyPercentiles": {"p50": 0.0001, "p90": 0.0002, "p99": 0.0015, "p99.9": 0.004, "p99.99": 0.011},
     "statusCodeDistribution": {"302": 49_900, "400": 2},
-    "errorDistribution": {"connection closed": 3},
+    "errorDistribution": {"connection closed": 3, "aborted due to deadline": 40},
 }
 
 

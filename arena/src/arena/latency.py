@@ -106,7 +106,9 @@ def point(share: float, rate: float, oha: dict) -> Point:
     slowest = oha["summary"].get("slowest")
     us["max"] = None if slowest is None else round(slowest * 1e6, 1)
     codes = oha.get("statusCodeDistribution") or {}
-    failed = sum(n for code, n in codes.items() if code != "302") + sum((oha.get("errorDistribution") or {}).values())
+    # Requests still in flight when -z ends are "aborted due to deadline": not the server's.
+    errors = {why: n for why, n in (oha.get("errorDistribution") or {}).items() if "deadline" not in why}
+    failed = sum(n for code, n in codes.items() if code != "302") + sum(errors.values())
     return Point(share, rate, round(oha["summary"].get("requestsPerSec") or 0.0, 1), us, failed)
 
 
