@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup build test lint test-entries test-spec test-arena test-deploy verify check soak bench bench-quick report run demo fuzz clean
+.PHONY: all deps setup build test lint test-entries test-spec test-arena test-deploy verify check soak bench bench-quick latency report run demo fuzz clean
 
 all: build
 
@@ -81,6 +81,12 @@ bench: setup
 	@scripts/deps bench
 	$(ARENA) build
 	$(ARENA) bench
+
+## latency: each entry at 25/50/75/90% of its capacity, with oha (built once from crates.io: long)
+latency: setup
+	@scripts/deps bench
+	arena/tools/install-oha
+	$(ARENA) latency
 
 bench-quick: setup
 	$(ARENA) bench --quick
