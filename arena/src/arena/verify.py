@@ -244,7 +244,8 @@ def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> li
 
     if not chosen:
         return ["(no `ours` entry: --full runs the suite on our entries only)"]
-    options = ["--renard-soak-seconds", "600", "--renard-attack-seconds", "20", "-k", "soak or attack or flagship"] if soak else []
+    long_runs = ["--renard-soak-seconds", "600", "--renard-attack-seconds", "20", "-k", "soak or attack or flagship"]
+    options = long_runs if soak else []
     log_dir = repo / "results" / "logs"
     results, failed = [], []
     for entry in chosen:
