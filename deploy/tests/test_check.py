@@ -5,16 +5,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from renard_process import running_renard
 from stack import free_port
-
-
-def start(renard, port):
-    proc = subprocess.Popen(
-        [str(renard), "--listen", f"127.0.0.1:{port}", "--threads", "1"], stderr=subprocess.PIPE, text=True
-    )
-    line = proc.stderr.readline()
-    assert line.startswith(f"listening on http://127.0.0.1:{port}"), line
-    return proc
 
 
 def check(renard, url):
@@ -22,26 +14,16 @@ def check(renard, url):
 
 
 def test_check_of_a_running_renard_exits_0(renard):
-    port = free_port()
-    proc = start(renard, port)
-    try:
+    with running_renard(renard, "--threads", "1") as (_, port):
         result = check(renard, f"http://127.0.0.1:{port}/healthz")
         assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=10) == 0
 
 
 def test_check_of_a_path_not_200_exits_1(renard):
-    port = free_port()
-    proc = start(renard, port)
-    try:
+    with running_renard(renard, "--threads", "1") as (_, port):
         result = check(renard, f"http://127.0.0.1:{port}/nope")
         assert result.returncode == 1
         assert result.stderr == f'renard: --check: http://127.0.0.1:{port}/nope: answered "HTTP/1.1 404 Not Found"\n'
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_check_of_a_closed_port_exits_1_with_one_line(renard):

@@ -3,31 +3,21 @@ own text parser, so that what renard prints is what a Prometheus server scrapes.
 
 import http.client
 import socket
-import subprocess
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from http_client import Client
+from renard_process import running_renard
 
 STATUSES = ["200", "302", "400", "404", "405", "408", "414", "431", "501", "505"]
-
-
-def start(renard, *flags):
-    """renard on a free port with `flags`: (process, port)."""
-    proc = subprocess.Popen([str(renard), "--listen", "127.0.0.1:0", *flags], stderr=subprocess.PIPE, text=True)
-    line = proc.stderr.readline()
-    assert line.startswith("listening on http://127.0.0.1:"), line
-    return proc, int(line.rsplit(":", 1)[1])
 
 
 @pytest.fixture
 def server(renard):
     """A renard with --metrics and two threads: (process, port)."""
-    proc, port = start(renard, "--threads", "2", "--metrics")
-    yield proc, port
-    proc.terminate()
-    assert proc.wait(timeout=10) == 0
+    with running_renard(renard, "--threads", "2", "--metrics") as server:
+        yield server
 
 
 def scrape(port):
@@ -104,23 +94,17 @@ def test_other_methods_on_metrics_are_405(server):
 
 def test_evictions_at_the_cap_are_counted(renard):
     # One thread: every arrival beyond the cap finds an idle connection to evict (SPEC §7.5).
-    proc, port = start(renard, "--threads", "1", "--metrics", "--max-connections", "4")
-    idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
-    try:
-        values, _ = scrape(port)  # 9 connections for 4 places: 5 evicted, the scrape kept
-        assert (values["renard_evicted_total"], values["renard_refused_total"]) == (5, 0)
-        assert values["renard_open_connections"] == 4
-    finally:
-        for s in idle:
-            s.close()
-        proc.terminate()
-        assert proc.wait(timeout=10) == 0
+    with running_renard(renard, "--threads", "1", "--metrics", "--max-connections", "4") as (_, port):
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
+        try:
+            values, _ = scrape(port)  # 9 connections for 4 places: 5 evicted, the scrape kept
+            assert (values["renard_evicted_total"], values["renard_refused_total"]) == (5, 0)
+            assert values["renard_open_connections"] == 4
+        finally:
+            for s in idle:
+                s.close()
 
 
 def test_without_the_flag_metrics_is_not_found(renard):
-    proc, port = start(renard, "--threads", "1")
-    try:
+    with running_renard(renard, "--threads", "1") as (_, port):
         assert Client(port).get("/metrics").status == 404
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=10) == 0

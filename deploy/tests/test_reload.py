@@ -2,42 +2,26 @@
 --config file is read again, a bad one changes nothing and prints one line, and a
 keep-alive connection opened before the reload is served after it."""
 
+import contextlib
 import re
 import select
 import signal
-import subprocess
 import time
 
 import pytest
 
 from http_client import Client
+from renard_process import running_renard
 
 DRAWS = 300  # P(one of 6 values never drawn) = 6 * (5/6)^300, about 1e-23
 
 
-def start(renard, *flags):
-    """renard on a free port with `flags`: (process, port)."""
-    proc = subprocess.Popen(
-        [str(renard), "--listen", "127.0.0.1:0", "--threads", "2", *flags], stderr=subprocess.PIPE, text=True
-    )
-    line = proc.stderr.readline()
-    assert line.startswith("listening on http://127.0.0.1:"), line
-    return proc, int(line.rsplit(":", 1)[1])
-
-
 @pytest.fixture
 def running(renard):
-    procs = []
-
-    def run(*flags):
-        proc, port = start(renard, *flags)
-        procs.append(proc)
-        return proc, port
-
-    yield run
-    for proc in procs:
-        proc.terminate()
-        assert proc.wait(timeout=10) == 0
+    """Starts renard (two threads) with the given flags: (process, port); each one is stopped,
+    exit status 0, at the end of the test."""
+    with contextlib.ExitStack() as stack:
+        yield lambda *flags: stack.enter_context(running_renard(renard, "--threads", "2", *flags))
 
 
 def locations(client, n=DRAWS):
