@@ -5,7 +5,7 @@
 
 use crate::conn::{Conn, Next};
 use crate::context::{Scratch, Service};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// One thread's connections.
@@ -13,12 +13,9 @@ pub struct Conns<'s> {
     slots: Vec<Option<Conn>>,
     free: Vec<usize>,
     live: usize,
-    /// Open connections across threads, and the cap on them.
-    open: &'s AtomicUsize,
-    cap: usize,
-    /// Connections evicted and refused at the cap, across threads (SPEC §8, metrics).
-    evicted: &'s AtomicU64,
-    refused: &'s AtomicU64,
+    /// The timeouts and the cap; the counts across threads this keeps: open connections,
+    /// and those evicted and refused at the cap (SPEC §7.5, §8 metrics).
+    svc: &'s Service,
     /// No connection's deadline is before this (None: no connection).
     earliest: Option<Instant>,
 }
@@ -26,16 +23,7 @@ pub struct Conns<'s> {
 impl<'s> Conns<'s> {
     /// No connections yet; the count and the cap are the service's.
     pub fn new(svc: &'s Service) -> Self {
-        Conns {
-            slots: Vec::new(),
-            free: Vec::new(),
-            live: 0,
-            open: &svc.open,
-            cap: svc.config.max_connections,
-            evicted: &svc.evicted,
-            refused: &svc.refused,
-            earliest: None,
-        }
+        Conns { slots: Vec::new(), free: Vec::new(), live: 0, svc, earliest: None }
     }
 
     /// Count a connection that has just arrived. At the cap, close the connection of this
@@ -43,21 +31,22 @@ impl<'s> Conns<'s> {
     /// false when none may go (the caller closes the newcomer unread). A scan of this
     /// thread's connections: it runs only at the cap.
     pub fn make_room(&mut self) -> bool {
-        if self.open.fetch_add(1, Ordering::Relaxed) < self.cap {
+        let open = &self.svc.open;
+        if open.fetch_add(1, Ordering::Relaxed) < self.svc.config.max_connections {
             return true;
         }
-        self.open.fetch_sub(1, Ordering::Relaxed);
+        open.fetch_sub(1, Ordering::Relaxed);
         let ranked = self.slots.iter().enumerate();
         let victim = ranked.filter_map(|(index, slot)| Some((slot.as_ref()?.eviction_rank()?, index))).min();
         match victim {
             Some((_, index)) => {
-                self.open.fetch_add(1, Ordering::Relaxed); // the newcomer's; remove() returns the victim's
+                open.fetch_add(1, Ordering::Relaxed); // the newcomer's; remove() returns the victim's
                 self.remove(index);
-                self.evicted.fetch_add(1, Ordering::Relaxed);
+                self.svc.evicted.fetch_add(1, Ordering::Relaxed);
                 true
             }
             None => {
-                self.refused.fetch_add(1, Ordering::Relaxed);
+                self.svc.refused.fetch_add(1, Ordering::Relaxed);
                 false
             }
         }
@@ -65,7 +54,7 @@ impl<'s> Conns<'s> {
 
     /// A newcomer counted by [`Conns::make_room`] was not kept after all.
     pub fn unmake_room(&mut self) {
-        self.open.fetch_sub(1, Ordering::Relaxed);
+        self.svc.open.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// The token the next [`Conns::insert`] will use.
@@ -75,12 +64,12 @@ impl<'s> Conns<'s> {
 
     /// Keep a newcomer counted by [`Conns::make_room`] at [`Conns::next_index`], or drop
     /// it, as `next` says.
-    pub fn insert(&mut self, conn: Conn, next: Next, svc: &Service) {
+    pub fn insert(&mut self, conn: Conn, next: Next) {
         if next == Next::Close {
             self.unmake_room();
             return;
         }
-        self.note_deadline(conn.deadline(svc).0);
+        self.note_deadline(conn.deadline(self.svc).0);
         self.live += 1;
         match self.free.pop() {
             Some(index) => self.slots[index] = Some(conn),
@@ -89,11 +78,11 @@ impl<'s> Conns<'s> {
     }
 
     /// Let `work` handle the connection at `index` (if it is open), then keep or close it.
-    pub fn with(&mut self, index: usize, svc: &Service, work: impl FnOnce(&mut Conn) -> Next) {
+    pub fn with(&mut self, index: usize, work: impl FnOnce(&mut Conn) -> Next) {
         let Some(Some(conn)) = self.slots.get_mut(index) else { return };
         match work(conn) {
             Next::Keep => {
-                let at = conn.deadline(svc).0;
+                let at = conn.deadline(self.svc).0;
                 self.note_deadline(at);
             }
             Next::Close => self.remove(index),
@@ -102,18 +91,18 @@ impl<'s> Conns<'s> {
 
     /// Let `work` handle every connection, then keep or close each; the earliest
     /// deadline is recomputed from those kept.
-    pub fn each(&mut self, svc: &Service, mut work: impl FnMut(&mut Conn) -> Next) {
+    pub fn each(&mut self, mut work: impl FnMut(&mut Conn) -> Next) {
         self.earliest = None;
         for index in 0..self.slots.len() {
-            self.with(index, svc, &mut work);
+            self.with(index, &mut work);
         }
     }
 
     /// Apply every deadline that has passed, if one may have (SPEC §7.4, §7.5).
-    pub fn expire(&mut self, svc: &Service, s: &mut Scratch) {
+    pub fn expire(&mut self, s: &mut Scratch) {
         if self.earliest.is_some_and(|at| at <= s.now) {
-            let now = s.now;
-            self.each(svc, |conn| if conn.deadline(svc).0 <= now { conn.expire(svc, s) } else { Next::Keep });
+            let (svc, now) = (self.svc, s.now);
+            self.each(|conn| if conn.deadline(svc).0 <= now { conn.expire(svc, s) } else { Next::Keep });
         }
     }
 
@@ -135,7 +124,7 @@ impl<'s> Conns<'s> {
     /// returns to its baseline.
     fn remove(&mut self, index: usize) {
         if self.slots[index].take().is_some() {
-            self.open.fetch_sub(1, Ordering::Relaxed);
+            self.svc.open.fetch_sub(1, Ordering::Relaxed);
             self.live -= 1;
             self.free.push(index);
             if self.live == 0 {
@@ -150,6 +139,6 @@ impl<'s> Conns<'s> {
 impl Drop for Conns<'_> {
     /// The thread's loop ends: its connections close and leave the count.
     fn drop(&mut self) {
-        self.open.fetch_sub(self.live, Ordering::Relaxed);
+        self.svc.open.fetch_sub(self.live, Ordering::Relaxed);
     }
 }

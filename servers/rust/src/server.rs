@@ -86,13 +86,13 @@ pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std:
                         drain = Some(Drain::Window(s.now + svc.config.drain_timeout.min(svc.config.header_timeout)));
                     }
                 }
-                Token(index) => conns.with(index, svc, |conn| conn.on_event(event, svc, &mut s)),
+                Token(index) => conns.with(index, |conn| conn.on_event(event, svc, &mut s)),
             }
         }
-        conns.expire(svc, &mut s);
+        conns.expire(&mut s);
         match drain {
             Some(Drain::Window(end)) if end <= s.now => {
-                conns.each(svc, |conn| conn.end_drain(svc, &mut s));
+                conns.each(|conn| conn.end_drain(svc, &mut s));
                 drain = Some(Drain::Finishing(end + FINISH_GRACE));
             }
             Some(Drain::Finishing(end)) if end <= s.now => return Ok(()),
@@ -124,6 +124,6 @@ fn accept_all(svc: &Service, listener: &TcpListener, registry: &Registry, conns:
         }
         let mut conn = Conn::new(stream, s.now);
         let next = conn.on_readable(svc, s, false);
-        conns.insert(conn, next, svc);
+        conns.insert(conn, next);
     }
 }
