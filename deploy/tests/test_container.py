@@ -5,7 +5,6 @@ it can write."""
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from http_client import Client
+from stack import free_port
 
 CONTAINERFILE = Path(__file__).resolve().parents[1] / "container" / "Containerfile"
 HADOLINT = shutil.which("hadolint", path=str(Path(sys.executable).parent))
@@ -45,9 +45,7 @@ def test_renard_serves_as_nobody_with_no_etc_and_nothing_writable(renard, tmp_pa
     shutil.copy(renard, root / "renard")
     for path in (root / "renard", root, tmp_path):
         os.chmod(path, 0o555)  # nothing here is writable by nobody
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen(
         [
             shutil.which("chroot"),
