@@ -56,6 +56,7 @@ type conn struct {
 
 	buf          []byte    // read buffer; buf[:held] is a partial head
 	held         int       // octets of a partial head at the start of buf
+	progress     progress  // how far parse has checked the partial head in buf[:held]
 	bodyLeft     uint64    // body octets still to discard (SPEC §6)
 	headStarted  time.Time // start of the header deadline; zero when no head is in progress
 	lastProgress time.Time // last octet received or taken by the socket
@@ -189,7 +190,7 @@ func (c *conn) answer(length int, now time.Time) {
 			}
 			out = out[:0]
 		}
-		p := parse(input[at:])
+		p := parse(input[at:], &c.progress)
 		if p.outcome == needMore {
 			at += p.emptyLines
 			break

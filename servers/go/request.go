@@ -70,11 +70,14 @@ type parsed struct {
 	reject     reject
 }
 
-// parse reads the request head at the start of input (SPEC §5). It does not allocate.
-func parse(input []byte) parsed {
-	// Rule 1: empty lines before the request line are dropped as they come.
+// parse reads the request head at the start of input (SPEC §5), resuming where p stands
+// when an earlier read left the head incomplete; p is back to its zero value once the
+// head is decided (complete or refused). It does not allocate.
+func parse(input []byte, p *progress) parsed {
+	// Rule 1: empty lines before the request line are dropped as they come (a head begun
+	// starts at input[0]: they were dropped before it).
 	at := 0
-	for at < len(input) && (input[at] == '\n' || input[at] == '\r') {
+	for p.pos == 0 && at < len(input) && (input[at] == '\n' || input[at] == '\r') {
 		if input[at] == '\r' {
 			if at+1 == len(input) {
 				break
@@ -90,12 +93,13 @@ func parse(input []byte) parsed {
 		return parsed{outcome: needMore, emptyLines: at}
 	}
 	head := input[at:]
-	end, r := walk(head)
-	switch {
-	case r != rejectNone:
-		return parsed{outcome: refused, reject: r}
-	case end == 0:
+	end, r := walk(head, p)
+	if r == rejectNone && end == 0 {
 		return parsed{outcome: needMore, emptyLines: at}
+	}
+	*p = progress{}
+	if r != rejectNone {
+		return parsed{outcome: refused, reject: r}
 	}
 	req, r := interpret(head[:end])
 	if r != rejectNone {

@@ -7,8 +7,28 @@ import (
 
 const host = "Host: renard.test\r\n"
 
+// parseHead parses input as one read, from scratch.
+func parseHead(input []byte) parsed { return parse(input, &progress{}) }
+
+// parseDripped parses input as it arrives one octet per read, resuming as a connection
+// does (a partial head held from its first octet, the empty lines before it dropped).
+func parseDripped(input []byte) parsed {
+	var p progress
+	var held []byte
+	result := parsed{outcome: needMore}
+	for _, octet := range input {
+		held = append(held, octet)
+		if result = parse(held, &p); result.outcome != needMore {
+			return result
+		}
+		held = held[result.emptyLines:]
+	}
+	return result
+}
+
 // TestParseDecidesEveryRule walks SPEC §5 rule by rule, complete heads and heads cut
-// short (decided as soon as the octets received decide them).
+// short (decided as soon as the octets received decide them), each in one read and one
+// octet per read.
 func TestParseDecidesEveryRule(t *testing.T) {
 	long := strings.Repeat("a", maxRequestLine)
 	cases := []struct {
@@ -88,10 +108,12 @@ func TestParseDecidesEveryRule(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := parse([]byte(tc.input))
-			if p.outcome != tc.want || p.reject != tc.r || (tc.want == complete && p.req.route != tc.route) {
-				t.Fatalf("parse(%.80q) = outcome %d reject %d route %d; want %d %d %d",
-					tc.input, p.outcome, p.reject, p.req.route, tc.want, tc.r, tc.route)
+			for how, parse := range map[string]func([]byte) parsed{"whole": parseHead, "dripped": parseDripped} {
+				p := parse([]byte(tc.input))
+				if p.outcome != tc.want || p.reject != tc.r || (tc.want == complete && p.req.route != tc.route) {
+					t.Fatalf("%s parse(%.80q) = outcome %d reject %d route %d; want %d %d %d",
+						how, tc.input, p.outcome, p.reject, p.req.route, tc.want, tc.r, tc.route)
+				}
 			}
 		})
 	}
@@ -117,11 +139,11 @@ func TestParseReadsPersistenceAndFraming(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := parse([]byte(tc.input))
+			p := parseHead([]byte(tc.input))
 			r := p.req
 			if p.outcome != complete || r.keepAlive != tc.keepAlive || r.http10 != tc.http10 ||
 				r.expectContinue != tc.expect100 || r.contentLength != tc.length || r.headLen != len(tc.input) {
-				t.Fatalf("parse(%q) = %+v", tc.input, p)
+				t.Fatalf("parseHead(%q) = %+v", tc.input, p)
 			}
 		})
 	}
@@ -143,14 +165,14 @@ func TestVersionWaitsForItsLineEnd(t *testing.T) {
 		"GET / HTTP/1.10\r\n": rejectBadRequest,
 		"GET / HTTP/1.1\r\n":  rejectNone,
 	} {
-		if got := parse([]byte(input)).reject; got != want {
-			t.Errorf("parse(%q).reject = %d, want %d", input, got, want)
+		if got := parseHead([]byte(input)).reject; got != want {
+			t.Errorf("parseHead(%q).reject = %d, want %d", input, got, want)
 		}
 	}
 }
 
 // TestFirstDecidingOctetWins: the checks of rules 2–6 apply in octet order, whatever
-// arrives in one read.
+// arrives in one read, and whatever the reads' boundaries.
 func TestFirstDecidingOctetWins(t *testing.T) {
 	cases := []struct {
 		name, input string
@@ -163,8 +185,11 @@ func TestFirstDecidingOctetWins(t *testing.T) {
 		{"bare CR before the version rule", "GET / HTTP/2.0\rX\r\n" + host + "\r\n", rejectBadRequest},
 	}
 	for _, tc := range cases {
-		if got := parse([]byte(tc.input)).reject; got != tc.want {
+		if got := parseHead([]byte(tc.input)).reject; got != tc.want {
 			t.Errorf("%s: reject %d, want %d", tc.name, got, tc.want)
+		}
+		if got := parseDripped([]byte(tc.input)).reject; got != tc.want {
+			t.Errorf("%s, one octet per read: reject %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }
@@ -178,7 +203,7 @@ func TestParseNeverPanics(t *testing.T) {
 	}
 	for _, head := range heads {
 		for i := 0; i <= len(head); i++ {
-			parse([]byte(head[:i]))
+			parseHead([]byte(head[:i]))
 		}
 	}
 }

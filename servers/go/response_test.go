@@ -79,7 +79,7 @@ func TestParseAndAnswerDoNotAllocate(t *testing.T) {
 	input := []byte("GET /?seed=renard HTTP/1.1\r\nHost: renard.test\r\nUser-Agent: x\r\nAccept: */*\r\n\r\n")
 	out := make([]byte, 0, 4096)
 	allocs := testing.AllocsPerRun(1000, func() {
-		p := parse(input)
+		p := parseHead(input)
 		out = appendResponse(out[:0], answer{route: p.req.route, k: kForHash(p.req.seedHash, 21), seeded: true}, false, keepOpen, r, d.current(midnight))
 	})
 	if allocs != 0 {
@@ -96,7 +96,7 @@ func BenchmarkParseAndAnswer(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p := parse(input)
+		p := parseHead(input)
 		out = appendResponse(out[:0], answer{route: p.req.route, k: 7}, false, keepOpen, r, d.current(now))
 	}
 }

@@ -26,116 +26,169 @@ func octets(member func(b int) bool) (set [256]bool) {
 	return set
 }
 
-// walk checks rules 2–6 on head (the request line onwards). It returns the length of
-// the complete head (its empty line included), or 0 when more octets are needed, or
-// the refusal.
-func walk(h []byte) (int, reject) {
-	n, pos := len(h), 0
-	// Method: one or more tchar, then SP.
-	for pos < n && isTchar[h[pos]] {
-		pos++
-	}
-	if pos > maxRequestLine {
-		return 0, rejectURITooLong
-	}
-	if pos == n {
-		return 0, rejectNone
-	}
-	if h[pos] != ' ' || pos == 0 {
-		return 0, rejectBadRequest
-	}
-	methodEnd := pos
-	pos++
-	// Target: one or more visible ASCII octets, then SP.
-	for pos < n && isVisible[h[pos]] {
-		pos++
-	}
-	if pos > maxRequestLine {
-		return 0, rejectURITooLong
-	}
-	if pos == n {
-		return 0, rejectNone
-	}
-	if h[pos] != ' ' || pos == methodEnd+1 {
-		return 0, rejectBadRequest
-	}
-	pos++
-	// Version: HTTP/DIGIT.DIGIT octet by octet, then the line end (rule 2 before rule 4).
-	start := pos
-	for pos < n && versionOctet(h[pos], pos-start) {
-		pos++
-	}
-	if pos > maxRequestLine {
-		return 0, rejectURITooLong
-	}
-	if pos == n {
-		return 0, rejectNone
-	}
-	if pos-start != 8 || (h[pos] != '\r' && h[pos] != '\n') {
-		return 0, rejectBadRequest
-	}
-	end, r := lineEnd(h, pos)
-	if r != rejectNone || end == 0 {
-		return 0, r
-	}
-	if h[start+5] != '1' || (h[start+7] != '0' && h[start+7] != '1') {
-		return 0, rejectVersion
-	}
-	pos += end
-	// Field lines: name ":" OWS value, up to the empty line (rules 5 and 6).
-	sectionEnd := pos + maxFieldSection // the last octet the field section may reach
-	lines := 0
+// progress is how far walk has checked a head that is not complete yet, so that the next
+// read resumes there rather than checking the head again from its start (a head dripped
+// one octet per read costs linear time, not quadratic). Positions count from the head's
+// first octet. The zero value is a head not begun.
+type progress struct {
+	step       step
+	pos        int // octets of the head checked
+	methodEnd  int // the SP after the method
+	version    int // the version's first octet
+	sectionEnd int // the last octet the field section may reach
+	lines      int // complete field lines
+}
+
+// step is the part of the head walk checks at progress.pos.
+type step uint8
+
+const (
+	inMethod    step = iota
+	inTarget         // after the SP that ends the method
+	inVersion        // after the SP that ends the target
+	atLineStart      // a field line's first octet, or the empty line
+	inName           // a field name, its first octet checked
+	inValue          // after a field line's colon
+)
+
+// walk checks rules 2–6 on head (the request line onwards), from where p stands. It
+// returns the length of the complete head (its empty line included), or 0 when more
+// octets are needed (p then holds where to resume), or the refusal.
+func walk(h []byte, p *progress) (int, reject) {
+	n, pos := len(h), p.pos
 	for {
-		if pos == n {
-			return 0, rejectNone
-		}
-		if h[pos] == '\r' || h[pos] == '\n' {
+		switch p.step {
+		case inMethod: // one or more tchar, then SP
+			for pos < n && isTchar[h[pos]] {
+				pos++
+			}
+			if pos > maxRequestLine {
+				return 0, rejectURITooLong
+			}
+			if pos == n {
+				p.pos = pos
+				return 0, rejectNone
+			}
+			if h[pos] != ' ' || pos == 0 {
+				return 0, rejectBadRequest
+			}
+			p.methodEnd = pos
+			pos++
+			p.step = inTarget
+		case inTarget: // one or more visible ASCII octets, then SP
+			for pos < n && isVisible[h[pos]] {
+				pos++
+			}
+			if pos > maxRequestLine {
+				return 0, rejectURITooLong
+			}
+			if pos == n {
+				p.pos = pos
+				return 0, rejectNone
+			}
+			if h[pos] != ' ' || pos == p.methodEnd+1 {
+				return 0, rejectBadRequest
+			}
+			pos++
+			p.version = pos
+			p.step = inVersion
+		case inVersion: // HTTP/DIGIT.DIGIT octet by octet, then the line end (rule 2 before rule 4)
+			start := p.version
+			for pos < n && versionOctet(h[pos], pos-start) {
+				pos++
+			}
+			if pos > maxRequestLine {
+				return 0, rejectURITooLong
+			}
+			if pos == n {
+				p.pos = pos
+				return 0, rejectNone
+			}
+			if pos-start != 8 || (h[pos] != '\r' && h[pos] != '\n') {
+				return 0, rejectBadRequest
+			}
 			end, r := lineEnd(h, pos)
-			if r != rejectNone || end == 0 {
+			if r != rejectNone {
 				return 0, r
 			}
-			if pos += end; pos > sectionEnd {
+			if end == 0 {
+				p.pos = pos
+				return 0, rejectNone
+			}
+			if h[start+5] != '1' || (h[start+7] != '0' && h[start+7] != '1') {
+				return 0, rejectVersion
+			}
+			pos += end
+			p.sectionEnd = pos + maxFieldSection
+			p.step = atLineStart
+		case atLineStart: // the empty line ends the head; else a name's first octet (rules 5, 6)
+			if pos == n {
+				p.pos = pos
+				return 0, rejectNone
+			}
+			if h[pos] == '\r' || h[pos] == '\n' {
+				end, r := lineEnd(h, pos)
+				if r != rejectNone {
+					return 0, r
+				}
+				if end == 0 {
+					p.pos = pos
+					return 0, rejectNone
+				}
+				if pos += end; pos > p.sectionEnd {
+					return 0, rejectFieldsTooLarge
+				}
+				return pos, rejectNone
+			}
+			if !isTchar[h[pos]] {
+				return 0, rejectBadRequest // obs-fold, or an octet that cannot start a name
+			}
+			p.step = inName
+		case inName: // name ":"
+			for pos < n && isTchar[h[pos]] {
+				pos++
+			}
+			if pos > p.sectionEnd {
 				return 0, rejectFieldsTooLarge
 			}
-			return pos, rejectNone
-		}
-		if !isTchar[h[pos]] {
-			return 0, rejectBadRequest // obs-fold, or an octet that cannot start a name
-		}
-		for pos < n && isTchar[h[pos]] {
+			if pos == n {
+				p.pos = pos
+				return 0, rejectNone
+			}
+			if h[pos] != ':' {
+				return 0, rejectBadRequest // whitespace before the colon, among others
+			}
 			pos++
-		}
-		if pos > sectionEnd {
-			return 0, rejectFieldsTooLarge
-		}
-		if pos == n {
-			return 0, rejectNone
-		}
-		if h[pos] != ':' {
-			return 0, rejectBadRequest // whitespace before the colon, among others
-		}
-		pos++
-		for pos < n && isFieldValue[h[pos]] { // OWS and the value
-			pos++
-		}
-		if pos > sectionEnd {
-			return 0, rejectFieldsTooLarge
-		}
-		if pos == n {
-			return 0, rejectNone
-		}
-		if h[pos] != '\r' && h[pos] != '\n' {
-			return 0, rejectBadRequest // a control octet or DEL in the value
-		}
-		end, r := lineEnd(h, pos)
-		if r != rejectNone || end == 0 {
-			return 0, r
-		}
-		if lines++; lines > maxFieldLines {
-			return 0, rejectFieldsTooLarge
-		}
-		if pos += end; pos > sectionEnd {
-			return 0, rejectFieldsTooLarge
+			p.step = inValue
+		case inValue: // OWS and the value, then the line end
+			for pos < n && isFieldValue[h[pos]] {
+				pos++
+			}
+			if pos > p.sectionEnd {
+				return 0, rejectFieldsTooLarge
+			}
+			if pos == n {
+				p.pos = pos
+				return 0, rejectNone
+			}
+			if h[pos] != '\r' && h[pos] != '\n' {
+				return 0, rejectBadRequest // a control octet or DEL in the value
+			}
+			end, r := lineEnd(h, pos)
+			if r != rejectNone {
+				return 0, r
+			}
+			if end == 0 {
+				p.pos = pos
+				return 0, rejectNone
+			}
+			if p.lines++; p.lines > maxFieldLines {
+				return 0, rejectFieldsTooLarge
+			}
+			if pos += end; pos > p.sectionEnd {
+				return 0, rejectFieldsTooLarge
+			}
+			p.step = atLineStart
 		}
 	}
 }
