@@ -32,17 +32,31 @@ class BunTransport {
     this.unsent = "";
     /** What to do once `unsent` is empty: 0 nothing, 1 shut the write side, 2 close. */
     this.then = 0;
+    /** A write failed: the socket is closed. */
+    this.gone = false;
     /** @type {import("./connection.js").Connection | null} */
     this.connection = null;
   }
 
   send(ascii) {
-    if (this.unsent.length > 0) {
-      this.unsent += ascii;
+    if (this.unsent.length > 0) this.unsent += ascii;
+    else this.write(ascii);
+  }
+
+  /** Write `ascii` now and keep what the kernel did not take in `unsent`. Bun's write
+   * returns -1 once the peer has reset the connection, and reports no close while reading
+   * is paused (output at its bound): the socket is gone, close it and tell the connection
+   * (once the caller's work is done: the connection may be in the middle of a batch). */
+  write(ascii) {
+    const written = this.socket.write(ascii);
+    if (written >= 0) {
+      this.unsent = written < ascii.length ? ascii.slice(written) : "";
       return;
     }
-    const written = this.socket.write(ascii);
-    if (written < ascii.length) this.unsent = ascii.slice(Math.max(written, 0));
+    this.gone = true;
+    this.unsent = "";
+    this.socket.terminate();
+    queueMicrotask(() => this.connection?.onClose());
   }
 
   pending() {
@@ -52,15 +66,15 @@ class BunTransport {
   /** The socket can take more: write what waits, then do what was asked after it. */
   onWritable() {
     if (this.unsent.length > 0) {
-      const written = this.socket.write(this.unsent);
-      this.unsent = written < this.unsent.length ? this.unsent.slice(Math.max(written, 0)) : "";
-      if (this.unsent.length > 0) return;
+      this.write(this.unsent);
+      if (this.unsent.length > 0 || this.gone) return;
     }
     this.afterSent();
     this.connection?.onDrain();
   }
 
   afterSent() {
+    if (this.gone) return;
     if (this.then === 1) this.socket.shutdown();
     else if (this.then === 2) this.socket.end();
     this.then = 0;
