@@ -36,18 +36,23 @@ def wrk_script(m: Mode, tmp: Path) -> Path:
     return path
 
 
-def wrk_argv(url: str, m: Mode, seconds: int, cfg: Config, script: Path) -> list[str]:
+def wrk_argv(
+    url: str, m: Mode, seconds: int, cfg: Config, script: Path, connections: int | None = None, extra: tuple = ()
+) -> list[str]:
+    """wrk pinned to the client's cores, one thread; connections: cfg.connections unless given;
+    extra: more of wrk's options (the sweep's --timeout)."""
     return [
         "taskset",
         "-c",
         cfg.client_cpus,
         "wrk",
         "-t1",
-        f"-c{cfg.connections}",
+        f"-c{connections or cfg.connections}",
         f"-d{seconds}s",
         "-s",
         str(script),
         *m.wrk_args,
+        *extra,
         url,
     ]
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .bench import WrkError, run_wrk, wrk_script
+from .bench import WrkError, run_wrk, wrk_argv, wrk_script
 from .entries import Entry
-from .model import Config, mode
+from .model import ERROR_KINDS, Config, mode
 from .process import Launch, free_port, launch_ready
 
 KNEE_P99 = 2.0  # p99 above twice its low-load value
@@ -81,23 +81,28 @@ def levels(top: int) -> list[int]:
 
 def sweep(entry: Entry, cfg: Config, seconds: int, top: int, tmp: Path, progress=None) -> Sweep:
     """One entry's sweep (see the module's docstring). progress(connections) before each step."""
-    script = wrk_script(mode("keepalive"), tmp)
+    keepalive = mode("keepalive")
+    script = wrk_script(keepalive, tmp)
     result = Sweep(entry.name)
     server = launch_ready(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus))
     url = f"http://127.0.0.1:{server.port}/"
+
+    def argv(connections: int, seconds: int) -> list[str]:
+        return wrk_argv(url, keepalive, seconds, cfg, script, connections, extra=("--timeout", "5s"))
+
     try:
-        run_wrk(_argv(cfg, 8, 1, script, url), 1)  # warm-up
+        run_wrk(argv(8, 1), 1)  # warm-up
         for connections in levels(top):
             if progress:
                 progress(connections)
             try:
-                wrk, _, _ = run_wrk(_argv(cfg, connections, seconds, script, url), seconds)
+                wrk, _, _ = run_wrk(argv(connections, seconds), seconds)
             except WrkError as err:
                 result.error = f"at {connections} connections: {str(err).splitlines()[0]}"
                 break
             lat = wrk["latency_us"]
             duration = wrk["duration_us"] / 1e6
-            errors = sum(wrk["errors"][k] for k in ("connect", "read", "write", "timeout"))
+            errors = sum(wrk["errors"][k] for k in ERROR_KINDS)
             result.steps.append(
                 Step(connections, round(wrk["requests"] / duration, 1), lat["p50"], lat["p99"], lat["max"], errors)
             )
@@ -107,20 +112,3 @@ def sweep(entry: Entry, cfg: Config, seconds: int, top: int, tmp: Path, progress
     finally:
         server.stop()
     return result
-
-
-def _argv(cfg: Config, connections: int, seconds: int, script: Path, url: str) -> list[str]:
-    return [
-        "taskset",
-        "-c",
-        cfg.client_cpus,
-        "wrk",
-        "-t1",
-        f"-c{connections}",
-        f"-d{seconds}s",
-        "--timeout",
-        "5s",
-        "-s",
-        str(script),
-        url,
-    ]
