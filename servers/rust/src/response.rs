@@ -39,12 +39,43 @@ pub enum Status {
     Refused(Reject),
 }
 
+/// Byte strings for k = 1, 2, ..., stored end to end: one allocation, one slice per k.
+struct PerK {
+    bytes: Vec<u8>,
+    /// `bounds[k-1]..bounds[k]` is k's string in `bytes`.
+    bounds: Vec<usize>,
+}
+
+impl PerK {
+    fn new() -> Self {
+        PerK { bytes: Vec::new(), bounds: vec![0] }
+    }
+
+    /// How many values of k have a string.
+    fn len(&self) -> usize {
+        self.bounds.len() - 1
+    }
+
+    /// Close the string that `bytes` has grown by since the last push, as the next k's.
+    fn push_end(&mut self) {
+        self.bounds.push(self.bytes.len());
+    }
+
+    /// k's string, if it has one.
+    #[inline]
+    fn get(&self, k: u32) -> Option<&[u8]> {
+        let k = k as usize;
+        match *self.bounds.get(k.wrapping_sub(1)..=k)? {
+            [start, end] => Some(&self.bytes[start..end]),
+            _ => None,
+        }
+    }
+}
+
 /// The 302 heads (status line + `Location` line), rendered per k or from pieces.
 pub struct Redirects {
-    /// Concatenated `HTTP/1.1 302 Found\r\nLocation: …\r\n` for k = 1..=N, when N is small.
-    prerendered: Vec<u8>,
-    /// `ends[k-1]` is where k's head ends in `prerendered`.
-    ends: Vec<usize>,
+    /// `HTTP/1.1 302 Found\r\nLocation: …\r\n` for k = 1..=N, when N is small.
+    prerendered: PerK,
     /// The template split at each `{n}` (one more piece than placeholders).
     pieces: Vec<Vec<u8>>,
 }
@@ -55,17 +86,15 @@ impl Redirects {
     /// Render the heads for `count` values of k into `template` (which holds `{n}`).
     pub fn new(template: &[u8], count: u32) -> Self {
         let pieces = split_template(template);
-        let mut redirects = Redirects { prerendered: Vec::new(), ends: Vec::new(), pieces };
+        let mut redirects = Redirects { prerendered: PerK::new(), pieces };
         let per_k = REDIRECT_START.len() + template.len() + 2 * 7;
         if count <= PRERENDER_MAX_COUNT && per_k * count as usize <= PRERENDER_MAX_BYTES {
-            let mut all = Vec::new();
-            let mut ends = Vec::with_capacity(count as usize);
+            let mut heads = PerK::new();
             for k in 1..=count {
-                redirects.render_head(&mut all, k);
-                ends.push(all.len());
+                redirects.render_head(&mut heads.bytes, k);
+                heads.push_end();
             }
-            redirects.prerendered = all;
-            redirects.ends = ends;
+            redirects.prerendered = heads;
         }
         redirects
     }
@@ -81,11 +110,8 @@ impl Redirects {
     /// Append the status line and `Location` line for k.
     #[inline]
     pub fn write_head(&self, out: &mut Vec<u8>, k: u32) {
-        match self.ends.get(k as usize - 1) {
-            Some(&end) => {
-                let start = if k == 1 { 0 } else { self.ends[k as usize - 2] };
-                out.extend_from_slice(&self.prerendered[start..end]);
-            }
+        match self.prerendered.get(k) {
+            Some(head) => out.extend_from_slice(head),
             None => self.render_head(out, k),
         }
     }
@@ -159,9 +185,7 @@ impl DateLine {
 /// open, one per k, when the 302 heads are prerendered (N ≤ 256): such an answer is one
 /// copy. Per thread: the Date line inside each is patched in place when the second changes.
 pub struct Hot {
-    bytes: Vec<u8>,
-    /// `ends[k-1]` is where k's response ends in `bytes`.
-    ends: Vec<usize>,
+    responses: PerK,
     /// Where each response's Date line starts.
     dates: Vec<usize>,
 }
@@ -169,18 +193,19 @@ pub struct Hot {
 impl Hot {
     /// The responses for every k, showing `date`; none when the heads are not prerendered.
     pub fn new(redirects: &Redirects, date: &DateLine) -> Self {
-        let mut hot = Hot { bytes: Vec::new(), ends: Vec::new(), dates: Vec::new() };
-        for k in 1..=redirects.ends.len() as u32 {
-            let start = hot.bytes.len();
+        let mut hot = Hot { responses: PerK::new(), dates: Vec::new() };
+        for k in 1..=redirects.prerendered.len() as u32 {
+            let bytes = &mut hot.responses.bytes;
+            let start = bytes.len();
             let answer = Answer {
                 status: Status::Redirect { k, seeded: false },
                 head_method: false,
                 persistence: Persistence::KeepOpen,
             };
-            write(&mut hot.bytes, &answer, redirects, date);
-            let date_at = hot.bytes[start..].windows(8).position(|w| w == b"\r\nDate: ").expect("a Date line") + 2;
+            write(bytes, &answer, redirects, date);
+            let date_at = bytes[start..].windows(8).position(|w| w == b"\r\nDate: ").expect("a Date line") + 2;
             hot.dates.push(start + date_at);
-            hot.ends.push(hot.bytes.len());
+            hot.responses.push_end();
         }
         hot
     }
@@ -188,7 +213,7 @@ impl Hot {
     /// Show `date` in every response.
     pub fn set_date(&mut self, date: &DateLine) {
         for &at in &self.dates {
-            self.bytes[at..at + DATE_LINE_LEN].copy_from_slice(date.bytes());
+            self.responses.bytes[at..at + DATE_LINE_LEN].copy_from_slice(date.bytes());
         }
     }
 
@@ -197,10 +222,7 @@ impl Hot {
     pub fn get(&self, answer: &Answer) -> Option<&[u8]> {
         match *answer {
             Answer { status: Status::Redirect { k, seeded: false }, persistence: Persistence::KeepOpen, .. } => {
-                let k = k as usize;
-                let end = *self.ends.get(k.wrapping_sub(1))?;
-                let start = if k == 1 { 0 } else { self.ends[k - 2] };
-                Some(&self.bytes[start..end])
+                self.responses.get(k)
             }
             _ => None,
         }
@@ -483,6 +505,18 @@ mod tests {
         };
         assert_eq!(hot.get(&closing), None);
         assert!(Hot::new(&Redirects::new(TEMPLATE, 1_000_000), &date).get(&closing).is_none());
+    }
+
+    #[test]
+    fn per_k_strings_are_found_by_k_and_only_for_1_to_len() {
+        let mut strings = PerK::new();
+        for text in [&b"one"[..], b"", b"three"] {
+            strings.bytes.extend_from_slice(text);
+            strings.push_end();
+        }
+        assert_eq!(strings.len(), 3);
+        assert_eq!([1, 2, 3].map(|k| strings.get(k)), [Some(&b"one"[..]), Some(&b""[..]), Some(&b"three"[..])]);
+        assert_eq!((strings.get(0), strings.get(4)), (None, None));
     }
 
     #[test]
