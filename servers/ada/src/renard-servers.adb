@@ -74,13 +74,19 @@ package body Renard.Servers is
       W.Next_Scan := Nanoseconds'Min (W.Next_Scan, At_Time);
    end Note_Deadline;
 
+   --  Slot I is free again: the next Take_Slot returns it.
+   procedure Give_Back (S : in out Slots; I : Natural) is
+   begin
+      S.Free_List (S.Free_Len) := I;
+      S.Free_Len := S.Free_Len + 1;
+   end Give_Back;
+
    procedure Remove (W : in out Worker; I : Natural) is
       S : Slots renames W.Table;
    begin
       Stop (S.Conns (I));
       Open_Count.Remove;
-      S.Free_List (S.Free_Len) := I;
-      S.Free_Len := S.Free_Len + 1;
+      Give_Back (S, I);
       S.Live := S.Live - 1;
       if S.Live = 0 then
          Free (S.Conns);
@@ -88,6 +94,16 @@ package body Renard.Servers is
          S.Free_Len := 0;
       end if;
    end Remove;
+
+   --  After connection I was served: close it, or note its next deadline.
+   procedure Settle (W : in out Worker; I : Natural; Outcome : Next) is
+   begin
+      if Outcome = Close then
+         Remove (W, I);
+      else
+         Note_Deadline (W, Deadline (W.Table.Conns (I), W.Env));
+      end if;
+   end Settle;
 
    --  A free slot index, growing the arrays by doubling when needed.
    function Take_Slot (S : in out Slots) return Natural is
@@ -107,8 +123,7 @@ package body Renard.Servers is
             S.Conns := Conns;
             S.Free_List := List;
             for I in reverse Old_Size .. New_Size - 1 loop
-               S.Free_List (S.Free_Len) := I;
-               S.Free_Len := S.Free_Len + 1;
+               Give_Back (S, I);
             end loop;
          end;
       end if;
@@ -170,8 +185,7 @@ package body Renard.Servers is
                  (W.Poll, Socket,
                   OS.Readable or OS.Writable or OS.Peer_Hang_Up or OS.Edge, Unsigned_64 (I))
                then
-                  W.Table.Free_List (W.Table.Free_Len) := I;
-                  W.Table.Free_Len := W.Table.Free_Len + 1;
+                  Give_Back (W.Table, I);
                   Open_Count.Remove;
                   OS.Close (Socket);
                else
@@ -180,11 +194,7 @@ package body Renard.Servers is
                   --  Read it at once: a client's request is usually there already, and a
                   --  connection whose request is answered is not the one the next
                   --  arrival at the cap evicts.
-                  if On_Readable (W.Table.Conns (I), W.Env, False) = Close then
-                     Remove (W, I);
-                  else
-                     Note_Deadline (W, Deadline (W.Table.Conns (I), W.Env));
-                  end if;
+                  Settle (W, I, On_Readable (W.Table.Conns (I), W.Env, False));
                end if;
             end if;
          end if;
@@ -203,11 +213,7 @@ package body Renard.Servers is
             if Deadline (W.Table.Conns (I), W.Env) <= W.Env.Now then
                Outcome := Expire (W.Table.Conns (I), W.Env);
             end if;
-            if Outcome = Close then
-               Remove (W, I);
-            else
-               Note_Deadline (W, Deadline (W.Table.Conns (I), W.Env));
-            end if;
+            Settle (W, I, Outcome);
          end if;
          I := I + 1;
       end loop;
@@ -254,11 +260,7 @@ package body Renard.Servers is
       if Outcome = Keep and ((Events and OS.Readable) /= 0 or Peer_Closed) then
          Outcome := On_Readable (W.Table.Conns (I), W.Env, Peer_Closed);
       end if;
-      if Outcome = Close then
-         Remove (W, I);
-      else
-         Note_Deadline (W, Deadline (W.Table.Conns (I), W.Env));
-      end if;
+      Settle (W, I, Outcome);
    end On_Event;
 
    procedure Shut_Down (W : in out Worker) is
