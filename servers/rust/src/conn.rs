@@ -5,6 +5,7 @@
 //! head (or input set aside while the output bound is reached); `unsent` holds only what
 //! the socket did not take. Both are freed as soon as they empty.
 
+use crate::clock::Moment;
 use crate::context::{OUTPUT_BOUND, Scratch, Service};
 use crate::metrics;
 use crate::request::{self, Parse, Progress, Reject};
@@ -12,7 +13,7 @@ use crate::response::{self, Answer, Persistence, Status};
 use mio::net::TcpStream;
 use std::io::{ErrorKind, Read, Write};
 use std::net::Shutdown;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What a connection reads from and writes to: a TCP stream, or an in-memory one in the
 /// fuzz target (`fuzz/fuzz_targets/connection.rs`). Non-blocking: WouldBlock when empty/full.
@@ -43,7 +44,7 @@ enum Phase {
     /// staged (SPEC §7.4); else nothing more can come and the socket is closed at once.
     Closing { linger: bool },
     /// Write side shut; discarding input until `until` or [`LINGER_BYTES`].
-    Lingering { until: Instant, discarded: usize },
+    Lingering { until: Moment, discarded: usize },
 }
 
 /// What the caller does with the connection after an event.
@@ -79,16 +80,16 @@ pub struct Conn<S = TcpStream> {
     body_left: u64,
     /// Start of the current head's deadline: the accept for the first request, the first
     /// octet for later ones; None when no head is in progress.
-    head_started: Option<Instant>,
+    head_started: Option<Moment>,
     /// Last time octets were received or the socket took response octets.
-    last_progress: Instant,
+    last_progress: Moment,
     /// The peer has shut its write side: answer what is whole in `leftover`, then close.
     peer_done: bool,
 }
 
 impl<S: Socket> Conn<S> {
     /// A connection accepted at `now`.
-    pub fn new(stream: S, now: Instant) -> Self {
+    pub fn new(stream: S, now: Moment) -> Self {
         Conn {
             stream,
             phase: Phase::Open,
@@ -113,7 +114,7 @@ impl<S: Socket> Conn<S> {
     /// response octets not written, a body being discarded); else (class, since), and the
     /// smallest is chosen: 0 lingering close, 1 a partial head begun at `since`, 2 nothing
     /// received since `since`.
-    pub fn eviction_rank(&self) -> Option<(u8, Instant)> {
+    pub fn eviction_rank(&self) -> Option<(u8, Moment)> {
         match self.phase {
             Phase::Lingering { until, .. } => Some((0, until)),
             Phase::Closing { .. } => None,
@@ -135,7 +136,7 @@ impl<S: Socket> Conn<S> {
     }
 
     /// When the connection expires and what happens then (SPEC §7.4, §7.5).
-    pub fn deadline(&self, svc: &Service) -> (Instant, Expiry) {
+    pub fn deadline(&self, svc: &Service) -> (Moment, Expiry) {
         let idle = self.last_progress + svc.config.idle_timeout;
         match (self.phase, self.head_started) {
             (Phase::Lingering { until, .. }, _) => (until, Expiry::Close),
@@ -417,7 +418,7 @@ mod tests {
     use super::*;
 
     /// A connection over loopback and the client's end of it.
-    fn connected(now: Instant) -> (Conn, std::net::TcpStream) {
+    fn connected(now: Moment) -> (Conn, std::net::TcpStream) {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (server, _) = listener.accept().unwrap();
@@ -442,7 +443,7 @@ mod tests {
 
     #[test]
     fn fresh_connection_ranks_as_waiting_since_accept() {
-        let (conn, _client) = connected(Instant::now());
+        let (conn, _client) = connected(Moment::now());
         assert_eq!(conn.eviction_rank().map(|r| r.0), Some(2));
     }
 

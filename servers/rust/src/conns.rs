@@ -3,10 +3,10 @@
 //! SPEC §7.5) and the earliest deadline among them. Every connection enters and leaves
 //! through here, so the count and the deadline are kept in this one place.
 
+use crate::clock::Moment;
 use crate::conn::{Conn, Next};
 use crate::context::{Scratch, Service};
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 /// One thread's connections.
 pub struct Conns<'s> {
@@ -17,7 +17,7 @@ pub struct Conns<'s> {
     /// and those evicted and refused at the cap (SPEC §7.5, §8 metrics).
     svc: &'s Service,
     /// No connection's deadline is before this (None: no connection).
-    earliest: Option<Instant>,
+    earliest: Option<Moment>,
 }
 
 impl<'s> Conns<'s> {
@@ -107,7 +107,7 @@ impl<'s> Conns<'s> {
     }
 
     /// When the earliest deadline falls (None: no connection).
-    pub fn earliest_deadline(&self) -> Option<Instant> {
+    pub fn earliest_deadline(&self) -> Option<Moment> {
         self.earliest
     }
 
@@ -116,7 +116,7 @@ impl<'s> Conns<'s> {
         self.live == 0
     }
 
-    fn note_deadline(&mut self, at: Instant) {
+    fn note_deadline(&mut self, at: Moment) {
         self.earliest = Some(self.earliest.map_or(at, |e| e.min(at)));
     }
 

@@ -2,6 +2,7 @@
 //! configuration, the [`Content`] a reload replaces, the counts the metrics show) and the
 //! [`Scratch`] state each thread owns and lends to one connection at a time.
 
+use crate::clock::Moment;
 use crate::config::Config;
 use crate::metrics::Counters;
 use crate::response::{DateLine, Hot, Redirects};
@@ -124,7 +125,7 @@ pub struct Scratch {
     /// Uniform draws for unseeded redirects (SPEC §3), seeded from the OS.
     pub rng: fastrand::Rng,
     /// The time of the current event batch.
-    pub now: Instant,
+    pub now: Moment,
     /// SIGTERM/SIGINT seen: every answer closes (SPEC §7.6).
     pub draining: bool,
     /// N and the template this thread answers with, and their generation.
@@ -137,7 +138,7 @@ pub struct Scratch {
     pub counters: Arc<Counters>,
     /// When the wall clock's next second begins (by the monotonic clock): the Date line is
     /// read and rendered again then, so that a wake reads one clock, not two.
-    date_due: Instant,
+    date_due: Moment,
 }
 
 impl Scratch {
@@ -156,9 +157,9 @@ impl Scratch {
             counters: svc.new_counters(),
             date,
             rng: fastrand::Rng::with_seed(seed),
-            now: Instant::now(),
+            now: Moment::now(),
             draining: false,
-            date_due: Instant::now(),
+            date_due: Moment::now(),
         }
     }
 
@@ -176,7 +177,7 @@ impl Scratch {
     /// Read the clock once for a batch of events; the wall clock too when a second has
     /// begun since it was last read.
     pub fn tick(&mut self) {
-        self.now = Instant::now();
+        self.now = Moment::now();
         if self.now >= self.date_due {
             let wall = SystemTime::now();
             if self.date.update(wall) {

@@ -6,9 +6,10 @@
 //! machine; [`request`] parses a head; [`response`] decides and renders the answer, with
 //! [`seed`] for seeded choices; [`config`] reads the command line; [`context`] holds what
 //! every thread reads and what each thread owns; [`metrics`] counts and shows; [`check`]
-//! is `--check`; [`reload`] is SIGHUP.
+//! is `--check`; [`reload`] is SIGHUP; [`clock`] is the monotonic clock as an integer.
 
 pub mod check;
+pub mod clock;
 pub mod config;
 pub mod conn;
 pub mod conns;

@@ -2,6 +2,7 @@
 //! SO_REUSEPORT listener on the same address, a mio poll, and its connections; the only
 //! state shared between threads is the count of open connections (for the cap).
 
+use crate::clock::Moment;
 use crate::conn::Conn;
 use crate::conns::Conns;
 use crate::context::{Scratch, Service};
@@ -9,7 +10,7 @@ use mio::net::{TcpListener, UnixStream};
 use mio::{Events, Interest, Poll, Registry, Token};
 use std::io::{ErrorKind, Read};
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const LISTENER: Token = Token(usize::MAX);
 const SIGNAL: Token = Token(usize::MAX - 1);
@@ -33,9 +34,9 @@ pub fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
 #[derive(Copy, Clone)]
 enum Drain {
     /// Serving, every answer closing, until this instant.
-    Window(Instant),
+    Window(Moment),
     /// The window is over: finishing responses until this instant, then exiting.
-    Finishing(Instant),
+    Finishing(Moment),
 }
 
 /// Run one thread's event loop until shutdown completes.
