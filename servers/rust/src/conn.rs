@@ -206,8 +206,10 @@ impl<S: Socket> Conn<S> {
     fn read_requests(&mut self, svc: &Service, s: &mut Scratch, peer_closed: bool) -> Next {
         while self.phase == Phase::Open && self.unsent.len() + s.max_response <= OUTPUT_BOUND {
             let held = self.leftover.len();
-            s.input[..held].copy_from_slice(&self.leftover);
-            self.leftover = Vec::new();
+            if held > 0 {
+                s.input[..held].copy_from_slice(&self.leftover);
+                self.leftover = Vec::new();
+            }
             let room = s.input.len() - held;
             let (received, drained) = if room < MIN_READ || self.peer_done {
                 (0, false)
@@ -320,6 +322,7 @@ impl<S: Socket> Conn<S> {
 
     /// Write `s.out` (then empty) after anything unsent; keep what the socket does not
     /// take. A closing connection whose output is all sent moves to lingering.
+    #[inline(always)]
     fn flush(&mut self, s: &mut Scratch) -> Next {
         if !s.out.is_empty() {
             if self.unsent.is_empty() {
@@ -399,6 +402,7 @@ fn respond(answer: &Answer, svc: &Service, s: &mut Scratch) {
 }
 
 /// Write as much of `bytes` as the socket takes now; Ok(0) when it takes nothing.
+#[inline(always)]
 fn write_some(stream: &mut impl Write, bytes: &[u8]) -> std::io::Result<usize> {
     let mut written = 0;
     while written < bytes.len() {
