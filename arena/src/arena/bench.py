@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from renard_conformance import conformance
+
 from .cgroup import CpuCap
 from .entries import Entry
 from .model import Config, Mode, Sample, mode
 from .outside import Outside
 from .process import Launch, StartError, free_port, launch_ready, start
-from .verify import load_runner
 
 WRK_MARK = "arena-json "  # prefix of the machine-readable line printed by wrk/report.lua
 
@@ -85,8 +86,7 @@ def answer_problem(entry: Entry, launch: Launch, port: int) -> str:
     Raises OSError when it cannot connect."""
     if isinstance(entry, Outside):
         return entry.answer_problem(launch.host, port)
-    runner = load_runner(entry.repo)
-    return runner.check_redirect(runner.Target(launch.host, port, launch.count, launch.location))
+    return conformance.check_redirect(conformance.Target(launch.host, port, launch.count, launch.location))
 
 
 def startup_ms(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> float:

@@ -19,7 +19,7 @@ from .outside import Outside
 from .process import StartError
 from .sections import tally
 from .ui import bar, build_with_spinner, console, spinner
-from .verify import load_runner, verify_entry
+from .verify import verify_entry
 
 
 def _record(e: Entry) -> EntryRecord:
@@ -105,12 +105,6 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
         records[e.name].artifact_bytes = artifact_bytes(e)
         records[e.name].runtime_bytes = runtime_bytes(e)
 
-    if verify:
-        try:
-            load_runner(repo)
-        except ImportError as err:
-            console.print(f"[red]the conformance runner cannot be imported ({err}): entries are not verified[/]")
-            verify = False
     if verify:
         for e in live:
             if e.kind == "floor":

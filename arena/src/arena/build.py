@@ -66,31 +66,40 @@ def needs_build(entry: Entry) -> bool:
     return _newest_source_mtime(entry.folder, own) > oldest
 
 
+def run_logged(commands: list[str], cwd: Path, log: Path, timeout_s: float) -> tuple[str, int | None] | None:
+    """Runs shell commands in order in cwd, their stdout+stderr into log (each after a `$ command`
+    line); stops at the first that fails or times out. Returns (that command, its exit status,
+    None when it timed out), or None when every command succeeded."""
+    with log.open("w") as out:
+        for command in commands:
+            out.write(f"$ {command}\n")
+            out.flush()
+            try:
+                status = subprocess.run(
+                    command,
+                    shell=True,
+                    cwd=cwd,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    timeout=timeout_s,
+                ).returncode
+            except subprocess.TimeoutExpired:
+                out.write(f"\narena: timed out after {timeout_s:g} s\n")
+                return command, None
+            if status != 0:
+                out.write(f"\narena: exit status {status}\n")
+                return command, status
+    return None
+
+
 def build(entry: Entry, log_dir: Path | None = None) -> BuildResult:
     """Runs every build command in order; stops at the first that fails or times out."""
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-build-"))
     log_dir.mkdir(parents=True, exist_ok=True)
     log = log_dir / f"build-{entry.name}.log"
     start = time.monotonic()
-    with log.open("w") as out:
-        for command in entry.build:
-            out.write(f"$ {command}\n")
-            out.flush()
-            try:
-                proc = subprocess.run(
-                    command,
-                    shell=True,
-                    cwd=entry.folder,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    timeout=BUILD_TIMEOUT_S,
-                )
-                status = proc.returncode
-            except subprocess.TimeoutExpired:
-                out.write(f"\narena: timed out after {BUILD_TIMEOUT_S} s\n")
-                status = -1
-            if status != 0:
-                out.write(f"\narena: exit status {status}\n")
-                return BuildResult(entry.name, False, time.monotonic() - start, log, command)
+    failed = run_logged(entry.build, entry.folder, log, BUILD_TIMEOUT_S)
+    if failed is not None:
+        return BuildResult(entry.name, False, time.monotonic() - start, log, failed[0])
     return BuildResult(entry.name, True, time.monotonic() - start, log)

@@ -10,13 +10,12 @@ a k drawn uniformly from 1..N).
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from .bench import WrkError, measure_sample, scripts_for
-from .build import build, needs_build
+from .build import build, needs_build, run_logged
 from .cgroup import CapError, probe
 from .entries import Entry, artifact_paths
 from .model import Config
@@ -157,18 +156,12 @@ def check_tests(entry: Entry, log_dir: Path) -> Item:
     if not entry.test:
         return Item("tests", FAIL, "entry.toml declares no `test` (make test runs them through arena test)")
     log = log_dir / f"test-{entry.name}.log"
-    with log.open("w") as out:
-        for command in entry.test:
-            out.write(f"$ {command}\n")
-            out.flush()
-            try:
-                status = subprocess.run(
-                    command, shell=True, cwd=entry.folder, stdout=out, stderr=subprocess.STDOUT, timeout=TEST_TIMEOUT_S
-                ).returncode
-            except subprocess.TimeoutExpired:
-                return Item("tests", FAIL, f"`{command}` did not finish in {TEST_TIMEOUT_S} s (log {log})")
-            if status != 0:
-                return Item("tests", FAIL, f"`{command}` exited {status} (log {log})")
+    failed = run_logged(entry.test, entry.folder, log, TEST_TIMEOUT_S)
+    if failed is not None:
+        command, status = failed
+        if status is None:
+            return Item("tests", FAIL, f"`{command}` did not finish in {TEST_TIMEOUT_S} s (log {log})")
+        return Item("tests", FAIL, f"`{command}` exited {status} (log {log})")
     return Item("tests", PASS, f"{closing_line(log.read_text(errors='replace'))} (log {log})")
 
 

@@ -616,11 +616,11 @@ def compare_cmd(runs, reference, markdown):
     from rich.table import Table
 
     for mode_name in comparison.modes:
-        headers, rows = crossrun.table_rows(comparison, mode_name)
+        rows = crossrun.table(comparison, mode_name)
         table = Table(title=f"{mode_name}: each run's requests/s, ÷ its own floor, ÷ its own {reference}")
-        for i, header in enumerate(headers):
-            table.add_column(header, justify="left" if i in (1, len(headers) - 1) else "right")
-        for row in rows:
+        for i, header in enumerate(rows.headers):
+            table.add_column(header, justify="right" if i in rows.numeric else "left")
+        for row in rows.rows:
             table.add_row(*row)
         console.print(table)
     for mode_name in comparison.modes:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .model import Run
+from .report import markdown as md
+from .report.tables import Table
 from .stats import group_samples, median
 
 AGREE = 0.10  # of-floor figures within 10 % of each other agree (the quiet machine's min–max spread: 4–11 %)
@@ -150,8 +152,9 @@ def compare(runs: list[Run], reference: str = "nginx-lua") -> Comparison:
     return comparison
 
 
-def table_rows(comparison: Comparison, mode_name: str) -> tuple[list[str], list[list[str]]]:
-    """Headers and rows of one mode's table: rank, entry, per run req/s, ×floor, ×reference; the verdict."""
+def table(comparison: Comparison, mode_name: str) -> Table:
+    """One mode's table: rank, entry, per run req/s, ×floor, ×reference; the verdict. Every
+    column but the entry and the verdict is numeric."""
     headers = ["#", "entry"]
     for label in comparison.labels:
         headers += [f"{label} req/s", "× floor", f"× {comparison.reference}"]
@@ -167,7 +170,7 @@ def table_rows(comparison: Comparison, mode_name: str) -> tuple[list[str], list[
                 row += [f"{cell.rps:,.0f}", f"{cell.of_floor:.3f}", of_ref]
         row.append(line.verdict())
         rows.append(row)
-    return headers, rows
+    return Table(headers, rows, numeric=set(range(len(headers))) - {1, len(headers) - 1})
 
 
 def markdown(comparison: Comparison) -> str:
@@ -177,8 +180,5 @@ def markdown(comparison: Comparison) -> str:
         "- nothing recorded: same machine, tools and configuration"
     ]
     for mode_name in comparison.modes:
-        headers, rows = table_rows(comparison, mode_name)
-        out += ["", f"## {mode_name}", "", "| " + " | ".join(headers) + " |"]
-        out.append("|" + "|".join("---" if i in (1, len(headers) - 1) else "---:" for i in range(len(headers))) + "|")
-        out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        out += ["", f"## {mode_name}", "", md.table(table(comparison, mode_name))]
     return "\n".join(out) + "\n"

@@ -37,11 +37,6 @@ FULL_SCHEMA = 1  # of results/verify-full.json
 SUMMARY_RE = re.compile(r"^=*\s*(\d+ (passed|failed|skipped|errors?|deselected|xfailed|xpassed)\b.*?)\s*=*$")
 
 
-def load_runner(repo: Path | None = None):
-    """The runner's library module (the installed `renard_conformance` package; `repo` is unused)."""
-    return conformance
-
-
 @dataclass
 class EntryVerdicts:
     entry: Entry

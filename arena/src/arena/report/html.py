@@ -110,8 +110,15 @@ def render(view: View, companions: list[tuple[str, str]] = ()) -> str:
                 f"<details><summary>{e(entry)}: {len(failures)} failing cases</summary><ul>{items}</ul></details>"
             )
     parts += ["<h2>Entries</h2>", table(entries_table(view))]
+    return page(title(view), parts)
+
+
+def page(heading: str, parts: list[str]) -> str:
+    """A whole document: heading (plain text) as its <title>, parts (HTML) as its body."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
-        f"<title>{e(title(view))}</title><style>{CSS}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+        f"<title>{html.escape(heading)}</title><style>{CSS}</style></head><body>\n"
+        + "\n".join(parts)
+        + "\n</body></html>\n"
     )

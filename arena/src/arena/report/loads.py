@@ -7,7 +7,7 @@ import html
 from pathlib import Path
 
 from . import lines
-from .html import CSS
+from .html import page as html_page
 from .html import table as html_table
 from .markdown import table as md_table
 from .tables import Table
@@ -30,13 +30,7 @@ def _write(out_dir: Path, title: str, intro: str, sections: list[tuple[str, Tabl
         page += [f"<h2>{html.escape(heading)}</h2>", html_table(tbl), *charts]
     md_path, html_path = out_dir / "report.md", out_dir / "report.html"
     md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
-    html_path.write_text(
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>\n"
-        + "\n".join(page)
-        + "\n</body></html>\n",
-        encoding="utf-8",
-    )
+    html_path.write_text(html_page(title, page), encoding="utf-8")
     return md_path, html_path
 
 
