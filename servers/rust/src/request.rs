@@ -376,13 +376,17 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
             // Rule 4: `HTTP/` DIGIT `.` DIGIT, checked octet by octet; `HTTP/1.1` or
             // `HTTP/1.0` followed by a line end is recognised at once.
             let start = p.target_end as usize + 1;
+            // One compare of eight octets: `HTTP/1.0` and `HTTP/1.1` differ only in the
+            // lowest bit of the last ('0' is 0x30, '1' is 0x31).
+            let word = input.get(pos..pos + 8).map(|v| u64::from_le_bytes(v.try_into().expect("eight octets")));
             if pos == start
-                && let Some(&[b'H', b'T', b'T', b'P', b'/', b'1', b'.', minor @ (b'0' | b'1'), b'\r' | b'\n']) =
-                    input.get(pos..pos + 9)
+                && let Some(word) = word
+                && word | 1 << 56 == u64::from_le_bytes(*b"HTTP/1.1")
+                && matches!(input.get(pos + 8), Some(b'\r' | b'\n'))
             {
                 pos += 8;
                 within_request_line!();
-                p.http10 = minor == b'0';
+                p.http10 = word >> 56 == u64::from(b'0');
                 pos += line_end!('partial);
             } else {
                 while pos < len {
