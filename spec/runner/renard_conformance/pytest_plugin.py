@@ -133,9 +133,7 @@ class SessionServer:
 
     def start(self) -> None:
         start_ready(self.server)
-        fresh = target_of(self.server)
-        for field in ("host", "port", "count", "location", "header_timeout", "idle_timeout"):
-            setattr(self.target, field, getattr(fresh, field))
+        vars(self.target).update(vars(target_of(self.server)))
 
     def stop(self) -> int | None:
         return self.server.stop()

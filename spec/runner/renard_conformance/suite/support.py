@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import resource
+import select
 import socket
 import time
 
 from .. import wire
-from ..launcher import ServerProcess, argv_with
+from ..launcher import argv_with
 from ..pytest_plugin import server_process, start_ready, target_of
 
 ANSWER_WAIT_S = 5.0  # a request the server should answer: generous on a busy machine
@@ -82,6 +83,23 @@ def served_on_new_connection(target, request: bytes = ROOT) -> wire.Response | N
         conn.close()
 
 
+def refused_or_closed_unanswered(target, within_s: float = 1.0) -> str:
+    """ "" when a new connection is refused (or closed without an answer within within_s: the
+    drain window is still open, so a closed listener is the only way), else what happened."""
+    try:
+        conn = wire.Connection.open(target.host, target.port, timeout=within_s)
+    except OSError:
+        return ""
+    try:
+        conn.send(ROOT, time.monotonic() + within_s)  # may fail: closed
+        conn.wait_eof(time.monotonic() + within_s)
+        if conn.received:
+            return f"a connection made after the signal was answered: {wire.escape(bytes(conn.received))}"
+        return "" if conn.closed else f"a connection made after the signal was left waiting {within_s:g} s"
+    finally:
+        conn.close()
+
+
 def served_again(target, within_s: float = SETTLE_S) -> wire.Response | None:
     """A 302 on a new connection, retried (bounded) while the server catches up."""
     deadline, response = time.monotonic() + within_s, None
@@ -93,12 +111,41 @@ def served_again(target, within_s: float = SETTLE_S) -> wire.Response | None:
     return response
 
 
-def open_raw(target, timeout_s: float = CLOSE_WAIT_S) -> socket.socket:
-    """A plain non-blocking socket connected to target."""
-    sock = socket.create_connection((target.host, target.port), timeout=timeout_s)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.setblocking(False)
+def client_that_does_not_read(target, sndbuf: int | None = None) -> socket.socket:
+    """A non-blocking socket connected to target with a 4 KiB receive buffer (set before the
+    connect: window scaling is agreed then), for a client that sends and never reads."""
+    sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        if sndbuf is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
+        sock.settimeout(ANSWER_WAIT_S)
+        sock.connect((target.host, target.port))
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
     return sock
+
+
+def send_until_stalled(sock: socket.socket, payload: memoryview, stall_s: float, limit_s: float = 60.0):
+    """Sends payload without reading until no progress for stall_s seconds. Returns (octets
+    sent, time.monotonic() of the last progress), or None if all of it went through or limit_s
+    passed first (the server never stopped reading)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLOUT)
+    offset, start = 0, time.monotonic()
+    last_progress = start
+    while offset < len(payload) and time.monotonic() < start + limit_s:
+        if poller.poll(100):
+            with contextlib.suppress(BlockingIOError, ConnectionError):
+                sent = sock.send(payload[offset : offset + 65536])
+                if sent:
+                    offset += sent
+                    last_progress = time.monotonic()
+        if time.monotonic() - last_progress >= stall_s:
+            return offset, last_progress
+    return None
 
 
 def reset(sock: socket.socket) -> None:
@@ -106,7 +153,3 @@ def reset(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
     sock.close()
-
-
-def kib(server: ServerProcess) -> str:
-    return f"{server.rss_kib()} KiB"

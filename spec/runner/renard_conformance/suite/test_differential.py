@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from .. import differential
-from ..launcher import ServerProcess
-from ..pytest_plugin import start_ready
+from ..launcher import argv_with
 from .support import started
 
 DEFAULT_INPUTS = 3000
@@ -51,23 +50,22 @@ def test_same_octets_as_the_flagship_on_mutated_and_split_inputs(base_argv, requ
     soak = config.getoption("--renard-soak-seconds") >= SOAK_SECONDS
     count = config.getoption("--renard-diff-inputs") or (SOAK_INPUTS if soak else DEFAULT_INPUTS)
     flags = differential.pair_flags(base_argv)
-    flagship = start_ready(ServerProcess([str(differential.FLAGSHIP), *flags_argv(flags)], name="flagship"))
-    try:
-        with started(request, base_argv, flags) as entry:
-            pair = differential.Pair(
-                (flagship.host, flagship.port),
-                (entry.host, entry.port),
-                flags.get("--location", differential.DEFAULT_LOCATION),
-                differential.close_bound(flags),
-            )
-            budget = SOAK_BUDGET_S if soak else DIFF_BUDGET_S
-            result = differential.compare(pair, differential.inputs(count), budget)
-    finally:
-        flagship.stop()
+    with (
+        started(request, [str(differential.FLAGSHIP)], flags) as flagship,
+        started(request, base_argv, flags) as entry,
+    ):
+        pair = differential.Pair(
+            (flagship.host, flagship.port),
+            (entry.host, entry.port),
+            flags.get("--location", differential.DEFAULT_LOCATION),
+            differential.close_bound(flags),
+        )
+        budget = SOAK_BUDGET_S if soak else DIFF_BUDGET_S
+        result = differential.compare(pair, differential.inputs(count), budget)
     built = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(differential.FLAGSHIP.stat().st_mtime))
     record_property("flagship", f"{differential.FLAGSHIP} built {built}")
     record_property("seed", differential.SEED)
-    record_property("flags", flags_argv(flags))
+    record_property("flags", argv_with([], flags))
     for name, value in result.figures().items():
         record_property(name, value)
     shown = "\n".join(d.report() for d in result.differences[: differential.MAX_REPORTED])
@@ -76,7 +74,3 @@ def test_same_octets_as_the_flagship_on_mutated_and_split_inputs(base_argv, requ
         f"(Date values and the k of unseeded draws aside; each difference seen twice); the first:\n{shown}"
     )
     assert result.inputs == count, f"only {result.inputs} of {count} inputs answered within {budget:g} s"
-
-
-def flags_argv(flags: dict[str, str]) -> list[str]:
-    return [word for pair in flags.items() for word in pair]

@@ -26,6 +26,9 @@ from .support import (
     ROOT,
     announces_close,
     ask,
+    client_that_does_not_read,
+    refused_or_closed_unanswered,
+    send_until_stalled,
     served_on_new_connection,
     started,
 )
@@ -82,8 +85,7 @@ def test_at_the_cap_a_new_client_evicts_the_partial_head_that_began_earliest(bas
         try:
             fresh = connect(target)
             conns.append(fresh)
-            response = ask(fresh)
-            assert response is not None and response.status == 302, (
+            assert still_served(fresh), (
                 f"a new client at the cap (3) was not served: {wire.escape(bytes(fresh.received))}"
             )
             assert evicted(earliest), "the partial head that began earliest was not the one closed"
@@ -106,14 +108,12 @@ def test_at_the_cap_without_partial_heads_the_connection_waiting_longest_is_evic
             time.sleep(SETTLE_READ_S)
             first = connect(target)
             conns.append(first)
-            response = ask(first)
-            assert response is not None and response.status == 302, "a new client at the cap (2) was not served"
+            assert still_served(first), "a new client at the cap (2) was not served"
             assert evicted(silent), "the connection silent since its accept was not the one closed"
             time.sleep(SETTLE_READ_S)
             second = connect(target)  # now `answered` has waited longer than `first`
             conns.append(second)
-            response = ask(second)
-            assert response is not None and response.status == 302, "a second new client was not served"
+            assert still_served(second), "a second new client was not served"
             assert evicted(answered), "the idle connection answered earliest was not the one closed"
             assert still_served(first), "the connection answered later was closed too"
         finally:
@@ -134,8 +134,7 @@ def test_at_the_cap_a_lingering_close_goes_before_a_partial_head(base_argv, requ
             time.sleep(SETTLE_READ_S)
             fresh = connect(target)
             conns.append(fresh)
-            response = ask(fresh)
-            assert response is not None and response.status == 302, "a new client at the cap (2) was not served"
+            assert still_served(fresh), "a new client at the cap (2) was not served"
             assert still_served(head, b"\r\n"), (
                 "the partial head was closed although a connection in lingering close could go first"
             )
@@ -149,14 +148,11 @@ def test_at_the_cap_a_connection_with_unsent_responses_is_never_evicted(base_arg
     with started(request, base_argv, {"--max-connections": "1", "--threads": "1", **LONG}) as server:
         target = server.target
         requests = [SEEDED % i for i in range(PIPELINE_BYTES // SEEDED_LEN)]  # beyond every buffer
-        sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        sock = client_that_does_not_read(target)
         try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            sock.settimeout(CLOSE_WAIT_S)
-            sock.connect((target.host, target.port))
-            sock.setblocking(False)
-            offset = stall(sock, memoryview(b"".join(requests)), STALL_S)
-            assert offset is not None, "the server never stopped reading from a client that does not read"
+            stalled = send_until_stalled(sock, memoryview(b"".join(requests)), STALL_S)
+            assert stalled is not None, "the server never stopped reading from a client that does not read"
+            offset = stalled[0]
 
             newcomer = connect(target)
             try:
@@ -174,24 +170,6 @@ def test_at_the_cap_a_connection_with_unsent_responses_is_never_evicted(base_arg
             assert got == wanted, f"{got} responses to {wanted} requests: the stalled connection lost some"
         finally:
             sock.close()
-
-
-def stall(sock: socket.socket, payload: memoryview, stall_s: float, limit_s: float = 60.0) -> int | None:
-    """Sends payload without reading until no progress for stall_s; the octets sent, or None
-    if all of it went through (the server never stopped reading)."""
-    offset, start = 0, time.monotonic()
-    last_progress = start
-    while offset < len(payload) and time.monotonic() < start + limit_s:
-        _, writable, _ = select.select([], [sock], [], 0.25)
-        if writable:
-            with contextlib.suppress(BlockingIOError):
-                sent = sock.send(payload[offset : offset + 65536])
-                if sent:
-                    offset += sent
-                    last_progress = time.monotonic()
-        if time.monotonic() - last_progress >= stall_s:
-            return offset
-    return None
 
 
 def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float = 60.0) -> int:
@@ -241,33 +219,15 @@ def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_co
         count = PIPELINE_BYTES // SEEDED_LEN
         payload = memoryview(b"".join(SEEDED % i for i in range(count)))
 
-        sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        sock = client_that_does_not_read(target, sndbuf=65536)
         try:
-            # Small buffers on our side, set before connect (window scaling is agreed then).
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
-            sock.settimeout(5.0)
-            sock.connect((target.host, target.port))
-            sock.setblocking(False)
-
             # Send, never read, until no progress for STALL_S.
-            offset, start = 0, time.monotonic()
-            last_progress, blocked = start, False
-            while offset < len(payload) and time.monotonic() < start + 60:
-                _, writable, _ = select.select([], [sock], [], 0.25)
-                if writable:
-                    with contextlib.suppress(BlockingIOError):
-                        sent = sock.send(payload[offset : offset + 65536])
-                        if sent:
-                            offset += sent
-                            last_progress = time.monotonic()
-                if time.monotonic() - last_progress >= STALL_S:
-                    blocked = True
-                    break
-            assert blocked, (
-                f"sent {offset} of {len(payload)} octets of pipelined requests without "
+            stalled = send_until_stalled(sock, payload, STALL_S)
+            assert stalled is not None, (
+                f"sent {len(payload)} octets of pipelined requests (or for 60 s) without "
                 "the server ever stopping reading (its responses are never read)"
             )
+            offset = stalled[0]
 
             # While stuck: a loose bound (64 MiB of growth) that only an implementation buffering
             # without limit (about 5 octets of response per octet of request sent) would exceed.
@@ -332,23 +292,6 @@ def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_co
 
 DRAIN_S = 2.0  # --drain-timeout in these tests (the window: header timeout is 60)
 EXIT_SLACK_S = 0.5  # beyond the spec's "window + 1 s", for a busy machine
-
-
-def refused_or_closed_unanswered(target, within_s: float = 1.0) -> str:
-    """ "" when a new connection is refused (or closed without an answer within within_s: the
-    drain window is still open, so a closed listener is the only way), else what happened."""
-    try:
-        conn = wire.Connection.open(target.host, target.port, timeout=within_s)
-    except OSError:
-        return ""
-    try:
-        conn.send(ROOT, time.monotonic() + within_s)  # may fail: closed
-        conn.wait_eof(time.monotonic() + within_s)
-        if conn.received:
-            return f"a connection made after the signal was answered: {wire.escape(bytes(conn.received))}"
-        return "" if conn.closed else f"a connection made after the signal was left waiting {within_s:g} s"
-    finally:
-        conn.close()
 
 
 @pytest.mark.scenario("drain")

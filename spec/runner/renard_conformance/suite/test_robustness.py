@@ -36,9 +36,12 @@ from .support import (
     SETTLE_S,
     announces_close,
     ask,
+    client_that_does_not_read,
     raise_fd_limit,
     read_response,
+    refused_or_closed_unanswered,
     reset,
+    send_until_stalled,
     served_again,
     started,
 )
@@ -363,23 +366,11 @@ def test_slow_reader_is_stopped_bounded_closed_at_the_send_deadline_and_others_a
         rss_before = server.rss_kib()
         one = b"GET /?seed=slow HTTP/1.1\r\nHost: a\r\n\r\n"
         payload = memoryview(one * (SLOW_READER_BYTES // len(one)))
-        sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        sock = client_that_does_not_read(target)
         try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            sock.settimeout(CLOSE_WAIT_S)
-            sock.connect((target.host, target.port))
-            sock.setblocking(False)
-            offset, last_progress, began = 0, time.monotonic(), time.monotonic()
-            poller = selectors.DefaultSelector()
-            poller.register(sock, selectors.EVENT_WRITE)
-            while offset < len(payload) and time.monotonic() - last_progress < 1.0 and time.monotonic() < began + 30:
-                if poller.select(0.1):
-                    with contextlib.suppress(BlockingIOError, ConnectionError):
-                        sent = sock.send(payload[offset : offset + 65536])
-                        offset, last_progress = offset + sent, time.monotonic()
-            poller.close()
-            stalled_at = last_progress
-            assert offset < len(payload), "the server read 20 MiB of requests from a client that never reads"
+            stalled = send_until_stalled(sock, payload, stall_s=1.0, limit_s=30.0)
+            assert stalled is not None, "the server kept reading (20 MiB or 30 s) from a client that never reads"
+            offset, stalled_at = stalled
             rss = server.rss_kib()
             record_property("octets_sent_before_the_server_stopped_reading", offset)
             record_property("rss_kib_before", rss_before)
@@ -502,15 +493,8 @@ def keep_asking(target, stop_at: float, tally: dict, lock: threading.Lock) -> No
                 conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
                 if not conn.closed:
                     count("hung")
-                try:
-                    late = wire.Connection.open(target.host, target.port, timeout=CLOSE_WAIT_S)
-                except OSError:
-                    count("refused")
-                else:
-                    late.send(ROOT, time.monotonic() + CLOSE_WAIT_S)
-                    late.wait_eof(time.monotonic() + CLOSE_WAIT_S)
-                    count("refused" if late.closed and not late.received else "late_served")
-                    late.close()
+                problem = refused_or_closed_unanswered(target, CLOSE_WAIT_S)
+                count("late_served" if problem else "refused", problem)
                 return
     finally:
         conn.close()
@@ -554,7 +538,9 @@ def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window
         )
         assert tally["hung"] == 0, f"connections left hanging through SIGTERM: {summary}"
         assert tally["told"] == DRAIN_CLIENTS, f"not every client was told `Connection: close`: {summary}"
-        assert tally["late_served"] == 0, f"a new connection was served after the signal: {summary}"
+        assert tally["late_served"] == 0, (
+            f"a new connection was served after the signal: {summary}; e.g. {tally['details'][:3]}"
+        )
         assert status == 0, (
             f"exit status {status} {exited_after:.2f} s after SIGTERM (None: still running; window {window:g} s + 1 s)"
         )
