@@ -290,6 +290,22 @@ impl<S: Socket> Conn<S> {
                     at += req.head_len;
                     let answer = response::answer(&req, s.count, svc.config.metrics, s.draining, &mut s.rng);
                     match s.hot.get(&answer) {
+                        // The only answer of this read (one request per round trip): written
+                        // from its prerendered bytes, without a copy into the batch.
+                        Some(whole) if s.out.is_empty() && at == input.len() && self.unsent.is_empty() => {
+                            s.counters.add(metrics::REDIRECT);
+                            match write_some(&mut self.stream, whole) {
+                                Ok(n) => {
+                                    if n > 0 {
+                                        self.last_progress = s.now;
+                                    }
+                                    self.unsent.extend_from_slice(&whole[n..]);
+                                }
+                                // The socket failed: the batch's write fails the same way
+                                // and closes the connection.
+                                Err(_) => s.out.extend_from_slice(whole),
+                            }
+                        }
                         Some(whole) => {
                             s.out.extend_from_slice(whole);
                             s.counters.add(metrics::REDIRECT);
@@ -549,5 +565,84 @@ mod tests {
         assert!(metrics.contains(&format!("\r\nContent-Length: {}\r\n", body.len())));
         assert!(body.contains("\nrenard_responses_total{status=\"302\"} 1\n"), "{body}");
         assert!(body.contains("\nrenard_open_connections 0\n")); // not counted by Conns here
+    }
+
+    /// An in-memory socket: reads `input`, takes at most `room` octets of output (then
+    /// WouldBlock), or fails every write when `broken`.
+    #[derive(Default)]
+    struct Pipe {
+        input: Vec<u8>,
+        room: usize,
+        written: Vec<u8>,
+        broken: bool,
+    }
+
+    impl Read for Pipe {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.input.is_empty() {
+                return Err(ErrorKind::WouldBlock.into());
+            }
+            let n = buf.len().min(self.input.len());
+            buf[..n].copy_from_slice(&self.input[..n]);
+            self.input.drain(..n);
+            Ok(n)
+        }
+    }
+
+    impl Write for Pipe {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.broken {
+                return Err(ErrorKind::BrokenPipe.into());
+            }
+            let n = buf.len().min(self.room);
+            if n == 0 {
+                return Err(ErrorKind::WouldBlock.into());
+            }
+            self.room -= n;
+            self.written.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Socket for Pipe {
+        fn shut_write(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn lone_answer_the_socket_takes_in_part_is_finished_when_writable() {
+        let svc = service();
+        let mut s = Scratch::new(&svc, 1);
+        let pipe = Pipe { input: b"GET / HTTP/1.1\r\nHost: a\r\n\r\n".to_vec(), room: 10, ..Pipe::default() };
+        let mut conn = Conn::new(pipe, s.now);
+        assert_eq!(conn.on_readable(&svc, &mut s, false), Next::Keep);
+        let (_, unsent) = conn.held();
+        assert_eq!(conn.stream.written, b"HTTP/1.1 3");
+        assert!(unsent > 100, "the rest of the answer waits: {unsent}");
+        conn.stream.room = 4096;
+        assert_eq!(conn.on_writable(&svc, &mut s), Next::Keep);
+        assert_eq!(conn.held(), (0, 0));
+        let written = String::from_utf8(conn.stream.written.clone()).unwrap();
+        assert_eq!(written.len(), 10 + unsent);
+        assert!(
+            written.starts_with("HTTP/1.1 302 Found\r\nLocation: ")
+                && written.ends_with("\r\nContent-Length: 0\r\n\r\n")
+        );
+        assert_eq!(svc.responses()[1], 1, "counted once, as a 302");
+    }
+
+    #[test]
+    fn lone_answer_on_a_broken_socket_closes_the_connection() {
+        let svc = service();
+        let mut s = Scratch::new(&svc, 1);
+        let pipe = Pipe { input: b"GET / HTTP/1.1\r\nHost: a\r\n\r\n".to_vec(), broken: true, ..Pipe::default() };
+        let mut conn = Conn::new(pipe, s.now);
+        assert_eq!(conn.on_readable(&svc, &mut s, false), Next::Close);
+        assert!(s.out.is_empty(), "nothing left in the thread's batch for the next connection");
     }
 }
