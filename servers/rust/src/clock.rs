@@ -23,6 +23,13 @@ impl Moment {
         Moment((ts.tv_sec as u64).wrapping_mul(1_000_000_000).wrapping_add(ts.tv_nsec as u64))
     }
 
+    /// Whole milliseconds from this moment to `later`, rounded up (epoll's unit: a wait
+    /// of that many milliseconds never ends before `later`); zero when `later` has passed.
+    #[inline]
+    pub fn millis_until(self, later: Moment) -> u64 {
+        later.0.saturating_sub(self.0).div_ceil(1_000_000)
+    }
+
     /// The time from `earlier` to this moment; zero when `earlier` is later.
     #[inline]
     pub fn saturating_duration_since(self, earlier: Moment) -> Duration {
@@ -85,6 +92,10 @@ mod tests {
         assert_eq!(at - Duration::from_secs(6), Moment(0));
         assert_eq!(at + Duration::MAX, Moment(u64::MAX));
         assert_eq!((at + Duration::from_nanos(1)).saturating_duration_since(at), Duration::from_nanos(1));
+        assert_eq!(at.millis_until(at + Duration::from_nanos(1)), 1);
+        assert_eq!(at.millis_until(at + Duration::from_millis(3)), 3);
+        assert_eq!(at.millis_until(at + Duration::from_nanos(3_000_001)), 4);
+        assert_eq!((at + Duration::from_secs(1)).millis_until(at), 0);
         let mut later = at;
         later += Duration::from_millis(20);
         assert!(later > at && later == at + Duration::from_micros(20_000));

@@ -163,13 +163,15 @@ impl<S: Socket> Conn<S> {
         }
     }
 
-    /// Handle one readiness event.
-    pub fn on_event(&mut self, event: &mio::event::Event, svc: &Service, s: &mut Scratch) -> Next {
-        if event.is_writable() && self.on_writable(svc, s) == Next::Close {
+    /// Handle one readiness event: `events` are epoll's flags for the socket, read as mio
+    /// reads them (EPOLLHUP, EPOLLERR, or EPOLLRDHUP with EPOLLIN: the peer closed).
+    pub fn on_event(&mut self, events: u32, svc: &Service, s: &mut Scratch) -> Next {
+        let has = |flag: libc::c_int| events & flag as u32 != 0;
+        if has(libc::EPOLLOUT) && self.on_writable(svc, s) == Next::Close {
             return Next::Close;
         }
-        let peer_closed = event.is_read_closed() || event.is_error();
-        if event.is_readable() || peer_closed {
+        let peer_closed = has(libc::EPOLLHUP) || has(libc::EPOLLERR) || (has(libc::EPOLLIN) && has(libc::EPOLLRDHUP));
+        if has(libc::EPOLLIN) || has(libc::EPOLLPRI) || peer_closed {
             return self.on_readable(svc, s, peer_closed);
         }
         Next::Keep

@@ -7,9 +7,10 @@ use crate::conn::Conn;
 use crate::conns::Conns;
 use crate::context::{Scratch, Service};
 use mio::net::{TcpListener, UnixStream};
-use mio::{Events, Interest, Poll, Registry, Token};
+use mio::{Interest, Poll, Registry, Token};
 use std::io::{ErrorKind, Read};
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 const LISTENER: Token = Token(usize::MAX);
@@ -41,7 +42,7 @@ enum Drain {
 
 /// Run one thread's event loop until shutdown completes.
 pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std::io::Result<()> {
-    let mut poll = Poll::new()?;
+    let poll = Poll::new()?;
     let mut listener = Some(listener);
     if let Some(listener) = &mut listener {
         poll.registry().register(listener, LISTENER, Interest::READABLE)?;
@@ -51,7 +52,7 @@ pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std:
     getrandom::fill(&mut seed).map_err(|e| std::io::Error::other(e.to_string()))?;
     let mut s = Scratch::new(svc, u64::from_ne_bytes(seed));
     let mut conns = Conns::new(svc);
-    let mut events = Events::with_capacity(1024);
+    let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 1024];
     let mut drain: Option<Drain> = None;
     loop {
         let wake = match drain {
@@ -60,16 +61,24 @@ pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std:
         };
         // From the batch's clock reading: the work since then makes the wake later by that
         // much (microseconds), never earlier (SPEC §7.5 allows up to 1 s late).
-        let timeout = wake.map(|at| at.saturating_duration_since(s.now) + Duration::from_millis(1));
-        if let Err(e) = poll.poll(&mut events, timeout)
-            && e.kind() != ErrorKind::Interrupted
-        {
-            return Err(e);
+        let timeout =
+            wake.map_or(-1, |at| libc::c_int::try_from(s.now.millis_until(at) + 1).unwrap_or(libc::c_int::MAX));
+        // The wait is epoll_wait on the poll's descriptor (mio registers the sockets): the
+        // timeout goes in whole milliseconds as computed here, and the events come back as
+        // epoll's flags, without mio's conversions on every wake (issue 17: 12 instructions).
+        // SAFETY: `events` is writable for its length; the descriptor is the poll's.
+        let ready =
+            unsafe { libc::epoll_wait(poll.as_raw_fd(), events.as_mut_ptr(), events.len() as libc::c_int, timeout) };
+        if ready < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != ErrorKind::Interrupted {
+                return Err(e);
+            }
         }
         s.tick();
         s.follow(svc);
-        for event in events.iter() {
-            match event.token() {
+        for event in &events[..ready.max(0) as usize] {
+            match Token(event.u64 as usize) {
                 LISTENER => {
                     if let Some(listener) = &listener {
                         accept_all(svc, listener, poll.registry(), &mut conns, &mut s);
@@ -87,7 +96,7 @@ pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std:
                         drain = Some(Drain::Window(s.now + svc.config.drain_timeout.min(svc.config.header_timeout)));
                     }
                 }
-                Token(index) => conns.with(index, |conn| conn.on_event(event, svc, &mut s)),
+                Token(index) => conns.with(index, |conn| conn.on_event(event.events, svc, &mut s)),
             }
         }
         conns.expire(&mut s);
