@@ -289,6 +289,9 @@ pub fn parse_more(input: &[u8], progress: &mut Progress) -> Parse {
         }
     }
     progress.state = State::Method;
+    if at == 0 {
+        return head(input, progress);
+    }
     match head(&input[at..], progress) {
         Parse::Complete(request) => Parse::Complete(Request { head_len: at + request.head_len, ..request }),
         Parse::Partial { .. } => Parse::Partial { empty_lines: at },
@@ -584,13 +587,14 @@ fn note_field(p: &mut Progress, value: &[u8], value_end: usize) {
 
 /// Rules 7–9 on a head that passed rules 1–6; it is `input[..head_len]`.
 fn complete(input: &[u8], p: &Progress, head_len: usize) -> Parse {
-    match interpret(input, p) {
-        Ok(request) => Parse::Complete(Request { head_len, ..request }),
+    match interpret(input, p, head_len) {
+        Ok(request) => Parse::Complete(request),
         Err(reject) => Parse::Error(reject),
     }
 }
 
-fn interpret(input: &[u8], p: &Progress) -> Result<Request, Reject> {
+#[inline(always)]
+fn interpret(input: &[u8], p: &Progress, head_len: usize) -> Result<Request, Reject> {
     let facts = &p.facts;
     let http10 = p.http10;
     // Rule 7: exactly one Host on HTTP/1.1, at most one on HTTP/1.0, each well-formed.
@@ -624,7 +628,7 @@ fn interpret(input: &[u8], p: &Progress) -> Result<Request, Reject> {
         _ => Route::NotFound,
     };
     Ok(Request {
-        head_len: 0,
+        head_len,
         route,
         head_method: method == b"HEAD",
         http10,
