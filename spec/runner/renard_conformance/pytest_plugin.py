@@ -52,8 +52,8 @@ def pytest_addoption(parser):
     group.addoption(
         "--renard-soak-seconds",
         type=float,
-        default=30.0,
-        help="length of the wrk soak of the robustness suite [30; make soak: 600]",
+        default=10.0,
+        help="length of the wrk soak of the robustness suite [10; make soak: 600]",
     )
     group.addoption(
         "--renard-attack-seconds",

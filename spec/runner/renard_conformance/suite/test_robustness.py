@@ -7,7 +7,7 @@ Each test starts its own server from --renard-cmd with the short timeouts of the
 tests (`--header-timeout 2`; others as each test says). All traffic goes to loopback; every
 loop is bounded in count and time; many-socket loops use poll/epoll (not select).
 Lengths: --renard-attack-seconds (slowloris at the cap, default 10; `make soak`: 20) and
---renard-soak-seconds (wrk, default 30; `make soak`: 600).
+--renard-soak-seconds (wrk, default 10; `make soak`: 600).
 """
 
 from __future__ import annotations
