@@ -37,6 +37,26 @@ impl Moment {
     }
 }
 
+/// A length of time in the clock's unit, converted once from a `Duration`: a timeout
+/// that a deadline adds at every event (a `Duration` is converted at each addition).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Span(u64);
+
+impl From<Duration> for Span {
+    fn from(d: Duration) -> Span {
+        Span(nanos(d))
+    }
+}
+
+impl Add<Span> for Moment {
+    type Output = Moment;
+    /// Later by `span`; saturates at the end of time rather than wrapping.
+    #[inline]
+    fn add(self, span: Span) -> Moment {
+        Moment(self.0.saturating_add(span.0))
+    }
+}
+
 /// `d` in nanoseconds, at most `u64::MAX` (a timeout of centuries is never reached).
 #[inline]
 fn nanos(d: Duration) -> u64 {
@@ -96,6 +116,8 @@ mod tests {
         assert_eq!(at.millis_until(at + Duration::from_millis(3)), 3);
         assert_eq!(at.millis_until(at + Duration::from_nanos(3_000_001)), 4);
         assert_eq!((at + Duration::from_secs(1)).millis_until(at), 0);
+        assert_eq!(at + Span::from(Duration::new(2, 500)), at + Duration::new(2, 500));
+        assert_eq!(at + Span::from(Duration::MAX), Moment(u64::MAX));
         let mut later = at;
         later += Duration::from_millis(20);
         assert!(later > at && later == at + Duration::from_micros(20_000));

@@ -137,14 +137,12 @@ impl<S: Socket> Conn<S> {
 
     /// When the connection expires and what happens then (SPEC §7.4, §7.5).
     pub fn deadline(&self, svc: &Service) -> (Moment, Expiry) {
-        let idle = self.last_progress + svc.config.idle_timeout;
+        let idle = self.last_progress + svc.idle_timeout;
         match (self.phase, self.head_started) {
             (Phase::Lingering { until, .. }, _) => (until, Expiry::Close),
             _ if !self.unsent.is_empty() => (idle, Expiry::Close),
-            (_, Some(start)) if !self.leftover.is_empty() => {
-                (start + svc.config.header_timeout, Expiry::RequestTimeout)
-            }
-            (_, Some(start)) => ((start + svc.config.header_timeout).min(idle), Expiry::Close),
+            (_, Some(start)) if !self.leftover.is_empty() => (start + svc.header_timeout, Expiry::RequestTimeout),
+            (_, Some(start)) => ((start + svc.header_timeout).min(idle), Expiry::Close),
             (_, None) => (idle, Expiry::Close),
         }
     }

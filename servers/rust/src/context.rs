@@ -2,7 +2,7 @@
 //! configuration, the [`Content`] a reload replaces, the counts the metrics show) and the
 //! [`Scratch`] state each thread owns and lends to one connection at a time.
 
-use crate::clock::Moment;
+use crate::clock::{Moment, Span};
 use crate::config::Config;
 use crate::metrics::Counters;
 use crate::response::{DateLine, Hot, Redirects};
@@ -43,6 +43,10 @@ pub struct Service {
     /// The configuration as started: its listen address, threads, limits, timeouts and
     /// metrics switch hold until exit; N and the template are [`Service::content`]'s.
     pub config: Config,
+    /// `config`'s header and idle timeouts in the clock's unit: a connection's deadline,
+    /// computed after each of its events, is then one addition.
+    pub header_timeout: Span,
+    pub idle_timeout: Span,
     /// The current content, and how many times it was replaced.
     content: Mutex<(u64, Arc<Content>)>,
     generation: AtomicU64,
@@ -62,6 +66,8 @@ impl Service {
     pub fn new(config: Config) -> Self {
         let content = Arc::new(Content::new(&config));
         Service {
+            header_timeout: config.header_timeout.into(),
+            idle_timeout: config.idle_timeout.into(),
             config,
             content: Mutex::new((0, content)),
             generation: AtomicU64::new(0),
