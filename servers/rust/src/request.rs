@@ -479,7 +479,16 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                 state = State::Value;
             }
             if state == State::Value {
-                pos = skip_field_value(input, pos);
+                // A Host value that is the connection's last valid one, from its first octet
+                // to the line end: its octets were checked when it was remembered (rules 5
+                // and 7), and are only compared now, a word at a time. (A value resumed in
+                // its middle is scanned and checked whole, below.)
+                let memo = usize::from(p.memo.len);
+                let known_host = p.field == Field::Host
+                    && pos == p.value_start as usize
+                    && matches!(input.get(pos + memo), Some(b'\r' | b'\n'))
+                    && p.memo.holds(&input[pos..pos + memo]);
+                pos = if known_host { pos + memo } else { skip_field_value(input, pos) };
                 within_field_section!();
                 if pos == len {
                     break 'partial;
@@ -492,12 +501,16 @@ fn head(input: &[u8], p: &mut Progress) -> Parse {
                 if p.field_lines > MAX_FIELD_LINES {
                     return Parse::Error(FieldsTooLarge);
                 }
-                let value_start = p.value_start as usize;
-                let mut value_end = pos;
-                while value_end > value_start && matches!(input[value_end - 1], b' ' | b'\t') {
-                    value_end -= 1; // trailing OWS (the leading was skipped)
+                if known_host {
+                    p.facts.host_lines = p.facts.host_lines.saturating_add(1);
+                } else {
+                    let value_start = p.value_start as usize;
+                    let mut value_end = pos;
+                    while value_end > value_start && matches!(input[value_end - 1], b' ' | b'\t') {
+                        value_end -= 1; // trailing OWS (the leading was skipped)
+                    }
+                    note_field(p, &input[value_start..value_end], value_end);
                 }
-                note_field(p, &input[value_start..value_end], value_end);
                 pos += end;
                 within_field_section!();
                 state = State::LineStart;

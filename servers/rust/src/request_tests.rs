@@ -367,3 +367,21 @@ fn remembered_host_admits_only_itself() {
         assert!(matches!(next(&[b"GET / HTTP/1.1\r\nHost: ", &host[..], b"\r\n\r\n"].concat()), Parse::Complete(_)));
     }
 }
+
+/// A remembered Host value is taken as it stands only from the value's first octet: a
+/// value whose scan resumes after a pause, and whose rest is the remembered one, is
+/// still checked whole (and so is an empty rest, when nothing is remembered).
+#[test]
+fn remembered_host_is_matched_only_from_the_value_start() {
+    let mut progress = Progress::default();
+    assert!(matches!(parse_more(b"GET / HTTP/1.1\r\nHost: a:80\r\n\r\n", &mut progress), Parse::Complete(_)));
+    progress.next_request();
+    let head = b"GET / HTTP/1.1\r\nHost: /a:80\r\n\r\n";
+    let paused = head.windows(7).position(|w| w == b"Host: /").unwrap() + 7; // in the value, after `/`
+    assert_eq!(parse_more(&head[..paused], &mut progress), Parse::Partial { empty_lines: 0 });
+    assert_eq!(parse_more(head, &mut progress), Parse::Error(Reject::BadRequest));
+    let mut fresh = Progress::default();
+    let head = b"GET / HTTP/1.1\r\nHost: a:%80\r\n\r\n";
+    assert_eq!(parse_more(&head[..head.len() - 4], &mut fresh), Parse::Partial { empty_lines: 0 });
+    assert_eq!(parse_more(head, &mut fresh), Parse::Error(Reject::BadRequest));
+}
