@@ -213,7 +213,7 @@ impl HostMemo {
     /// Whether `value` is the remembered one: eight octets at a time (the last word may
     /// overlap the one before), no call to the C library's memcmp (musl's goes octet by
     /// octet).
-    #[inline]
+    #[inline(always)]
     fn holds(&self, value: &[u8]) -> bool {
         let len = value.len();
         if usize::from(self.len) != len {
@@ -223,8 +223,14 @@ impl HostMemo {
         if len < 8 {
             return value.iter().zip(&self.octets).all(|(a, b)| a == b);
         }
-        (0..len - 8).step_by(8).all(|at| word(value, at) == word(&self.octets, at))
-            && word(value, len - 8) == word(&self.octets, len - 8)
+        let mut at = 0;
+        while at + 8 < len {
+            if word(value, at) != word(&self.octets, at) {
+                return false;
+            }
+            at += 8;
+        }
+        word(value, len - 8) == word(&self.octets, len - 8)
     }
 
     fn keep(&mut self, value: &[u8]) {
