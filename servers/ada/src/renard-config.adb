@@ -70,22 +70,32 @@ package body Renard.Config is
       return N in 1 .. Max;
    end To_Integer;
 
+   --  Where the first C of S stands (the last, when Last); 0 when S has none. Not
+   --  Ada.Strings.Fixed.Index: it brings 12 KB of the runtime into the binary for this.
+   function Index_Of (S : String; C : Character; Last : Boolean := False) return Natural is
+   begin
+      for K in 0 .. S'Length - 1 loop
+         declare
+            I : constant Positive := (if Last then S'Last - K else S'First + K);
+         begin
+            if S (I) = C then
+               return I;
+            end if;
+         end;
+      end loop;
+      return 0;
+   end Index_Of;
+
    --  DIGITS[.DIGITS], at most 86400 s, in nanoseconds; a positive value below a
    --  nanosecond is one nanosecond, so that only an exact zero is zero.
    function To_Seconds (V : String; T : out Nanoseconds) return Boolean is
-      Dot   : Natural := 0;
+      Dot   : constant Natural := Index_Of (V, '.');
       Whole : Nanoseconds := 0;
       Frac  : Nanoseconds := 0;
       Scale : Nanoseconds := Second;
       Nonzero_Fraction : Boolean := False;
    begin
       T := 0;
-      for I in V'Range loop
-         if V (I) = '.' then
-            Dot := I;
-            exit;
-         end if;
-      end loop;
       declare
          Whole_Part : constant String :=
            (if Dot = 0 then V else V (V'First .. Dot - 1));
@@ -125,15 +135,9 @@ package body Renard.Config is
 
    --  Numeric A.B.C.D:PORT or [IPv6]:PORT, PORT 0-65535.
    function To_Listen (V : String; A : out OS.Socket_Address) return Boolean is
-      Colon : Natural := 0;
+      Colon : constant Natural := Index_Of (V, ':', Last => True);
    begin
       A := (others => <>);
-      for I in reverse V'Range loop
-         if V (I) = ':' then
-            Colon := I;
-            exit;
-         end if;
-      end loop;
       if Colon = 0 or else Colon = V'Last or else V'Last - Colon > 5
         or else not (for all C of V (Colon + 1 .. V'Last) => Is_Digit (C))
       then
@@ -245,7 +249,7 @@ package body Renard.Config is
       while I <= CL.Argument_Count loop
          declare
             Arg : constant String := CL.Argument (I);
-            Eq  : Natural := 0;
+            Eq  : constant Natural := Index_Of (Arg, '=');
             Found : Boolean := False;
          begin
             if Arg = "--help" then
@@ -259,12 +263,6 @@ package body Renard.Config is
                      & ": unexpected argument (renard takes only flags; see --help)");
                return;
             end if;
-            for J in Arg'Range loop
-               if Arg (J) = '=' then
-                  Eq := J;
-                  exit;
-               end if;
-            end loop;
             declare
                Name : constant String := (if Eq = 0 then Arg else Arg (Arg'First .. Eq - 1));
             begin

@@ -349,32 +349,48 @@ package body Renard.Requests is
          return (Kind => Need_More, Empty_Lines => 0);
       end Partial;
 
-      --  The line end at Pos; Ends_Input: a CR ends the input, wait for its LF.
-      procedure Find_Line_End (Ends_Input, Bad : out Boolean) with Inline is
+      --  The request line's bound (rule 3) or the field section's (rule 6).
+      type Bound is (Request_Line, Field_Section);
+
+      function Over (B : Bound) return Boolean is
+        (case B is
+            when Request_Line  => Pos > Max_Request_Line,
+            when Field_Section => Pos - P.Fields_Start > Max_Field_Section);
+
+      --  A scan stopped at Pos ends the pass there: over B, or at the end of the input.
+      function Stops (B : Bound) return Boolean is (Over (B) or Pos = Len);
+
+      --  The answer when Stops (B): the bound first (414, 431), then wait for more.
+      function Stop (B : Bound) return Parse_Result is
+        (if not Over (B) then Partial
+         elsif B = Request_Line then Refuse (URI_Too_Long)
+         else Refuse (Fields_Too_Large));
+
+      --  The line end at Pos (a CR or LF there) into Line_End; False when a CR ends the
+      --  input or has no LF after it: then No_Line_End is the answer.
+      function Line_End_Found return Boolean with Inline is
       begin
-         Ends_Input := False;
-         Bad := False;
          if At_Pos (Pos) = LF then
             Line_End := 1;
-         elsif Pos + 1 = Len then
-            Ends_Input := True;
-         elsif At_Pos (Pos + 1) = LF then
+         elsif Pos + 1 < Len and then At_Pos (Pos + 1) = LF then
             Line_End := 2;
          else
-            Bad := True;
+            return False;
          end if;
-      end Find_Line_End;
+         return True;
+      end Line_End_Found;
 
-      Ends_Input, Bad : Boolean;
+      --  A CR that ends the input waits for its LF; one without LF after it is a 400.
+      function No_Line_End return Parse_Result is
+        (if Pos + 1 = Len then Partial else Refuse (Bad_Request));
+
    begin
       loop
          case P.State is
             when Start | Method =>
                Pos := Scan (Pos, Is_TChar);
-               if Pos > Max_Request_Line then
-                  return Refuse (URI_Too_Long);
-               elsif Pos = Len then
-                  return Partial;
+               if Stops (Request_Line) then
+                  return Stop (Request_Line);
                elsif At_Pos (Pos) /= SP or Pos = 0 then
                   return Refuse (Bad_Request);
                end if;
@@ -384,10 +400,8 @@ package body Renard.Requests is
 
             when Target =>
                Pos := Scan (Pos, Is_VChar);
-               if Pos > Max_Request_Line then
-                  return Refuse (URI_Too_Long);
-               elsif Pos = Len then
-                  return Partial;
+               if Stops (Request_Line) then
+                  return Stop (Request_Line);
                elsif At_Pos (Pos) /= SP or Pos = P.Method_End + 1 then
                   return Refuse (Bad_Request);
                end if;
@@ -422,18 +436,12 @@ package body Renard.Requests is
                      end;
                      Pos := Pos + 1;
                   end loop;
-                  if Pos > Max_Request_Line then
-                     return Refuse (URI_Too_Long);
-                  elsif Pos = Len then
-                     return Partial;
+                  if Stops (Request_Line) then
+                     return Stop (Request_Line);
                   elsif Pos - Start /= 8 or not (At_Pos (Pos) in CR | LF) then
                      return Refuse (Bad_Request);
-                  end if;
-                  Find_Line_End (Ends_Input, Bad);
-                  if Ends_Input then
-                     return Partial;
-                  elsif Bad then
-                     return Refuse (Bad_Request);
+                  elsif not Line_End_Found then
+                     return No_Line_End;
                   elsif At_Pos (Start + 5) /= Ch ('1')
                     or not (At_Pos (Start + 7) in Ch ('0') | Ch ('1'))
                   then
@@ -450,14 +458,11 @@ package body Renard.Requests is
                   return Partial;
                end if;
                if At_Pos (Pos) in CR | LF then
-                  Find_Line_End (Ends_Input, Bad);
-                  if Ends_Input then
-                     return Partial;
-                  elsif Bad then
-                     return Refuse (Bad_Request);
+                  if not Line_End_Found then
+                     return No_Line_End;
                   end if;
                   Pos := Pos + Line_End;
-                  if Pos - P.Fields_Start > Max_Field_Section then
+                  if Over (Field_Section) then
                      return Refuse (Fields_Too_Large);
                   end if;
                   return Finish (H, P, Pos);
@@ -470,10 +475,8 @@ package body Renard.Requests is
 
             when Name =>
                Pos := Scan (Pos, Is_TChar);
-               if Pos - P.Fields_Start > Max_Field_Section then
-                  return Refuse (Fields_Too_Large);
-               elsif Pos = Len then
-                  return Partial;
+               if Stops (Field_Section) then
+                  return Stop (Field_Section);
                elsif At_Pos (Pos) /= Ch (':') then
                   return Refuse (Bad_Request);  --  whitespace before the colon too
                end if;
@@ -483,28 +486,20 @@ package body Renard.Requests is
 
             when Value_Start =>
                Pos := Scan (Pos, Is_OWS);
-               if Pos - P.Fields_Start > Max_Field_Section then
-                  return Refuse (Fields_Too_Large);
-               elsif Pos = Len then
-                  return Partial;
+               if Stops (Field_Section) then
+                  return Stop (Field_Section);
                end if;
                P.Value_Start := Pos;
                P.State := Value;
 
             when Value =>
                Pos := Scan (Pos, Is_Field_Value);
-               if Pos - P.Fields_Start > Max_Field_Section then
-                  return Refuse (Fields_Too_Large);
-               elsif Pos = Len then
-                  return Partial;
+               if Stops (Field_Section) then
+                  return Stop (Field_Section);
                elsif not (At_Pos (Pos) in CR | LF) then
                   return Refuse (Bad_Request);  --  a control octet, DEL
-               end if;
-               Find_Line_End (Ends_Input, Bad);
-               if Ends_Input then
-                  return Partial;
-               elsif Bad then
-                  return Refuse (Bad_Request);
+               elsif not Line_End_Found then
+                  return No_Line_End;
                end if;
                P.Field_Lines := P.Field_Lines + 1;
                if P.Field_Lines > Max_Field_Lines then
@@ -518,7 +513,7 @@ package body Renard.Requests is
                   Note_Field (P, H'First, H (First .. Last));
                end;
                Pos := Pos + Line_End;
-               if Pos - P.Fields_Start > Max_Field_Section then
+               if Over (Field_Section) then
                   return Refuse (Fields_Too_Large);
                end if;
                P.State := Line_Start;

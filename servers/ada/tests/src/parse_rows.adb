@@ -8,35 +8,33 @@ package body Parse_Rows is
    function R (Name : String; Input : String; Want : Expected) return Row is
      (T (Name), T (Input), Want);
 
+   --  A head: this request line, these field lines (a Host by default), the empty line.
+   function Head (Line : String; Fields : String := Host) return String is
+     (Line & CRLF & Fields & CRLF);
+
    --  A GET / with these field lines on HTTP/1.1.
    function Get (Fields : String; Version : String := "HTTP/1.1") return String is
-     ("GET / " & Version & CRLF & Fields & CRLF);
+     (Head ("GET / " & Version, Fields));
 
    function Many_Fields (N : Natural) return String is
      (if N = 0 then "" else "X-A: b" & CRLF & Many_Fields (N - 1));
 
    function Rows return Row_Array is
      ((R ("get root is a redirect", Get (Host), Redirect),
-       R ("head root is a redirect", "HEAD / HTTP/1.1" & CRLF & Host & CRLF, Redirect),
-       R ("healthz is health", "GET /healthz HTTP/1.1" & CRLF & Host & CRLF, Health),
-       R ("post root is 405", "POST / HTTP/1.1" & CRLF & Host & CRLF, Method_Not_Allowed),
-       R ("lowercase get is an unknown method, 405", "get / HTTP/1.1" & CRLF & Host & CRLF,
-          Method_Not_Allowed),
-       R ("delete healthz is 405", "DELETE /healthz HTTP/1.1" & CRLF & Host & CRLF,
-          Method_Not_Allowed),
-       R ("index.html is 404", "GET /index.html HTTP/1.1" & CRLF & Host & CRLF, Not_Found),
-       R ("double slash is 404", "GET // HTTP/1.1" & CRLF & Host & CRLF, Not_Found),
-       R ("encoded slash is 404", "GET /%2F HTTP/1.1" & CRLF & Host & CRLF, Not_Found),
-       R ("fragment mark belongs to the path", "GET /# HTTP/1.1" & CRLF & Host & CRLF,
-          Not_Found),
-       R ("absolute-form http is routed", "GET http://h/?seed=a HTTP/1.1" & CRLF & Host & CRLF,
-          Redirect),
-       R ("absolute-form HTTPS without path is /", "GET HTTPS://h HTTP/1.1" & CRLF & Host & CRLF,
-          Redirect),
-       R ("absolute-form without host is 400", "GET http:///x HTTP/1.1" & CRLF & Host & CRLF,
-          E400),
-       R ("asterisk-form is 400", "GET * HTTP/1.1" & CRLF & Host & CRLF, E400),
-       R ("authority-form is 400", "GET h:80 HTTP/1.1" & CRLF & Host & CRLF, E400),
+       R ("head root is a redirect", Head ("HEAD / HTTP/1.1"), Redirect),
+       R ("healthz is health", Head ("GET /healthz HTTP/1.1"), Health),
+       R ("post root is 405", Head ("POST / HTTP/1.1"), Method_Not_Allowed),
+       R ("lowercase get is an unknown method, 405", Head ("get / HTTP/1.1"), Method_Not_Allowed),
+       R ("delete healthz is 405", Head ("DELETE /healthz HTTP/1.1"), Method_Not_Allowed),
+       R ("index.html is 404", Head ("GET /index.html HTTP/1.1"), Not_Found),
+       R ("double slash is 404", Head ("GET // HTTP/1.1"), Not_Found),
+       R ("encoded slash is 404", Head ("GET /%2F HTTP/1.1"), Not_Found),
+       R ("fragment mark belongs to the path", Head ("GET /# HTTP/1.1"), Not_Found),
+       R ("absolute-form http is routed", Head ("GET http://h/?seed=a HTTP/1.1"), Redirect),
+       R ("absolute-form HTTPS without path is /", Head ("GET HTTPS://h HTTP/1.1"), Redirect),
+       R ("absolute-form without host is 400", Head ("GET http:///x HTTP/1.1"), E400),
+       R ("asterisk-form is 400", Head ("GET * HTTP/1.1"), E400),
+       R ("authority-form is 400", Head ("GET h:80 HTTP/1.1"), E400),
        R ("rule 1: leading empty lines are skipped", CRLF & ASCII.LF & CRLF & Get (Host),
           Redirect),
        R ("rule 2: bare LF ends lines", "GET / HTTP/1.1" & ASCII.LF & "Host: x" & ASCII.LF
@@ -47,26 +45,26 @@ package body Parse_Rows is
           "GET / HTTP/1.1" & CRLF & Host & ASCII.CR & "X", E400),
        R ("rule 2: CR without LF before the request line is 400", ASCII.CR & "GET", E400),
        R ("rule 3: request line over 8192 octets is 414",
-          "GET /" & (1 .. 8200 => 'a') & " HTTP/1.1" & CRLF & Host & CRLF, E414),
+          Head ("GET /" & (1 .. 8200 => 'a') & " HTTP/1.1"), E414),
        R ("rule 3: request line of 8192 octets is served",
-          "GET /" & (1 .. 8192 - 14 => 'a') & " HTTP/1.1" & CRLF & Host & CRLF, Not_Found),
+          Head ("GET /" & (1 .. 8192 - 14 => 'a') & " HTTP/1.1"), Not_Found),
        R ("rule 3: long line is 414 before its end", "GET /" & (1 .. 8200 => 'a'), E414),
-       R ("rule 3: method not a token is 400", "G(T / HTTP/1.1" & CRLF & Host & CRLF, E400),
-       R ("rule 3: empty method is 400", " / HTTP/1.1" & CRLF & Host & CRLF, E400),
+       R ("rule 3: method not a token is 400", Head ("G(T / HTTP/1.1"), E400),
+       R ("rule 3: empty method is 400", Head (" / HTTP/1.1"), E400),
        R ("rule 3: control octet in target is 400",
-          "GET /" & ASCII.HT & " HTTP/1.1" & CRLF & Host & CRLF, E400),
+          Head ("GET /" & ASCII.HT & " HTTP/1.1"), E400),
        R ("rule 3: non-ASCII in target is 400",
-          "GET /" & Character'Val (16#C3#) & " HTTP/1.1" & CRLF & Host & CRLF, E400),
-       R ("rule 3: two spaces is 400", "GET  / HTTP/1.1" & CRLF & Host & CRLF, E400),
-       R ("rule 3: missing version is 400", "GET /" & CRLF & Host & CRLF, E400),
-       R ("rule 3: trailing space is 400", "GET / HTTP/1.1 " & CRLF & Host & CRLF, E400),
-       R ("rule 4: HTTP/2.0 is 505", "GET / HTTP/2.0" & CRLF & Host & CRLF, E505),
-       R ("rule 4: HTTP/1.2 is 505", "GET / HTTP/1.2" & CRLF & Host & CRLF, E505),
+          Head ("GET /" & Character'Val (16#C3#) & " HTTP/1.1"), E400),
+       R ("rule 3: two spaces is 400", Head ("GET  / HTTP/1.1"), E400),
+       R ("rule 3: missing version is 400", Head ("GET /"), E400),
+       R ("rule 3: trailing space is 400", Head ("GET / HTTP/1.1 "), E400),
+       R ("rule 4: HTTP/2.0 is 505", Head ("GET / HTTP/2.0"), E505),
+       R ("rule 4: HTTP/1.2 is 505", Head ("GET / HTTP/1.2"), E505),
        R ("rule 4: the HTTP/2 preface is 505", "PRI * HTTP/2.0" & CRLF & CRLF & "SM" & CRLF
           & CRLF, E505),
-       R ("rule 4: HTTP/1 is 400", "GET / HTTP/1" & CRLF & Host & CRLF, E400),
-       R ("rule 4: HTTP/01.1 is 400", "GET / HTTP/01.1" & CRLF & Host & CRLF, E400),
-       R ("rule 4: lowercase http is 400", "GET / http/1.1" & CRLF & Host & CRLF, E400),
+       R ("rule 4: HTTP/1 is 400", Head ("GET / HTTP/1"), E400),
+       R ("rule 4: HTTP/01.1 is 400", Head ("GET / HTTP/01.1"), E400),
+       R ("rule 4: lowercase http is 400", Head ("GET / http/1.1"), E400),
        R ("rule 4: HTTP/1.0 without Host is served", Get ("", "HTTP/1.0"), Redirect),
        R ("rule 5: obs-fold is 400", Get (Host & " folded" & CRLF), E400),
        R ("rule 5: space before the colon is 400", Get ("Host : x" & CRLF), E400),

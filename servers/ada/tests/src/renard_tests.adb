@@ -58,16 +58,27 @@ package body Renard_Tests is
       return R;
    end Parse_Split;
 
-   --  One row of Parse_Rows.
+   --  One row of a table (Parse_Rows, the seed vectors): the check given the row's index.
+   type Row_Check is access procedure (Index : Positive);
    type Row_Test is new Simple_Test_Cases.Test_Case with record
+      Title : Message_String;
+      Check : Row_Check;
       Index : Positive;
    end record;
-   overriding function Name (T : Row_Test) return Message_String is
-     (Format ("parse: " & Rows (T.Index).Name.all));
+   overriding function Name (T : Row_Test) return Message_String is (T.Title);
    overriding procedure Run_Test (T : in out Row_Test);
-
    overriding procedure Run_Test (T : in out Row_Test) is
-      Row   : constant Parse_Rows.Row := Rows (T.Index);
+   begin
+      T.Check (T.Index);
+   end Run_Test;
+
+   function Row_Case (Title : String; Check : Row_Check; Index : Positive)
+     return Simple_Test_Cases.Test_Case_Access
+   is (new Row_Test'(Simple_Test_Cases.Test_Case with Format (Title), Check, Index));
+
+   --  One row of Parse_Rows.
+   procedure Check_Parse_Row (Index : Positive) is
+      Row   : constant Parse_Rows.Row := Rows (Index);
       Input : constant Octets := To_Octets (Row.Input.all);
       Whole : constant Parse_Result := Parse (Input);
       Step  : constant Positive := (if Input'Length > 300 then 997 else 1);
@@ -86,18 +97,11 @@ package body Renard_Tests is
             end;
          end if;
       end loop;
-   end Run_Test;
+   end Check_Parse_Row;
 
    --  One vector of spec/vectors/seeds.json.
-   type Seed_Test is new Simple_Test_Cases.Test_Case with record
-      Index : Positive;
-   end record;
-   overriding function Name (T : Seed_Test) return Message_String is
-     (Format ("seed: " & Seed_Vectors.Vectors (T.Index).Name.all));
-   overriding procedure Run_Test (T : in out Seed_Test);
-
-   overriding procedure Run_Test (T : in out Seed_Test) is
-      V     : constant Seed_Vectors.Vector := Seed_Vectors.Vectors (T.Index);
+   procedure Check_Seed (Index : Positive) is
+      V     : constant Seed_Vectors.Vector := Seed_Vectors.Vectors (Index);
       Found : Boolean;
       H     : Seeds.Hash;
       N     : constant Image_Count := Image_Count (V.N);
@@ -118,7 +122,7 @@ package body Renard_Tests is
             end if;
          end;
       end if;
-   end Run_Test;
+   end Check_Seed;
 
    --  A test named by what it proves, with its body.
    type Check_Access is access procedure;
@@ -258,10 +262,11 @@ package body Renard_Tests is
    begin
       Responses.Configure ("https://avatar.example.org/Renard-{n}.png", 21);
       for I in Rows'Range loop
-         S.Add_Test (Simple_Test_Cases.Test_Case_Access'(new Row_Test'(Simple_Test_Cases.Test_Case with Index => I)));
+         S.Add_Test (Row_Case ("parse: " & Rows (I).Name.all, Check_Parse_Row'Access, I));
       end loop;
       for I in Seed_Vectors.Vectors'Range loop
-         S.Add_Test (Simple_Test_Cases.Test_Case_Access'(new Seed_Test'(Simple_Test_Cases.Test_Case with Index => I)));
+         S.Add_Test
+           (Row_Case ("seed: " & Seed_Vectors.Vectors (I).Name.all, Check_Seed'Access, I));
       end loop;
       S.Add_Test (Named ("response: 302 seeded, octet for octet", Seeded_Redirect_Octets'Access));
       S.Add_Test (Named ("response: 302 random with keep-alive",
