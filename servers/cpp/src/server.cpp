@@ -9,7 +9,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 
@@ -45,8 +44,10 @@ constexpr std::size_t kPoolKeep = 32;
 // Near the cap (open + kCapMargin >= cap), single-shot accepts, this many in flight.
 constexpr std::uint32_t kCapMargin = 64;
 constexpr unsigned kAcceptsNearCap = 4;
-// Candidates looked at for eviction before the new connection is refused instead.
-constexpr std::size_t kVictimTries = 8;
+// At the cap, candidates whose sockets are read before one is chosen.
+constexpr std::size_t kVictimReads = 8;
+// Reads of one socket by read_held, kBufferSize each: more than the longest head (§5).
+constexpr unsigned kHeldReads = 16;
 
 // What a completion is for: the operation in the top byte of user_data, the slot below.
 enum class Op : std::uint8_t { Ignore = 0, Accept, Recv, Send, Shutdown };
@@ -108,13 +109,15 @@ private:
     void on_recv(std::uint32_t i, const io_uring_cqe& cqe);
     void on_send(std::uint32_t i, int res);
     void take_input(std::uint32_t i, std::span<const std::uint8_t> in);
+    bool read_held(std::uint32_t i);
+    bool may_read_armed();
     void serve_leftover(std::uint32_t i);
     std::size_t serve(Conn& c, std::span<const std::uint8_t> in, bool& answered);
     void write_answer(Conn& c, const Answer& a);
     void refuse(Conn& c, Reject why);
     void settle(std::uint32_t i);
     void finish_closing(std::uint32_t i);
-    std::uint32_t choose_victim(std::span<const std::uint32_t> skip) const;
+    std::uint32_t choose_victim() const;
     bool make_room();
     void admit(int fd);
     bool output_full(const Conn& c) const { return c.out_len + redirects_.max_response() > kOutputBound; }
@@ -342,9 +345,8 @@ void Worker::arm_recv(std::uint32_t i)
 }
 
 // The connection least likely to be a client (SPEC §7.5: lingering, then the oldest
-// partial head, then the longest silent), other than those in `skip`; UINT32_MAX when
-// none may be chosen.
-std::uint32_t Worker::choose_victim(std::span<const std::uint32_t> skip) const
+// partial head, then the longest silent); UINT32_MAX when none may be chosen.
+std::uint32_t Worker::choose_victim() const
 {
     std::uint32_t best = UINT32_MAX;
     int best_class = 3;
@@ -352,7 +354,7 @@ std::uint32_t Worker::choose_victim(std::span<const std::uint32_t> skip) const
     for (std::uint32_t i = 0; i < conns_.size(); i++) {
         int klass;
         std::int64_t since;
-        if (!eviction_rank(conns_[i], klass, since) || std::find(skip.begin(), skip.end(), i) != skip.end()) continue;
+        if (!eviction_rank(conns_[i], klass, since)) continue;
         if (klass < best_class || (klass == best_class && since < best_since))
             best = i, best_class = klass, best_since = since;
     }
@@ -361,22 +363,28 @@ std::uint32_t Worker::choose_victim(std::span<const std::uint32_t> skip) const
 
 // Counts a new connection; at the cap, closes the connection least likely to be a client
 // to make room. False when none may be chosen: the new one is then closed, unread (§7.5).
-// A candidate whose socket holds octets not yet delivered to the loop has more than its
-// state says (a request may be complete there), so it is passed over.
+// A candidate's state lags its socket by what arrived since the batch was reaped: a
+// client's request may be there, which makes it no candidate (§7.5). So, where that keeps
+// octets in order, the candidate's socket is read into its state first (an attacker's
+// drip leaves it a candidate, a request is answered) and the choice made again.
 bool Worker::make_room()
 {
     if (shared_.open.fetch_add(1, std::memory_order_relaxed) < config_.max_connections) return true;
-    std::uint32_t skip[kVictimTries];
-    for (std::size_t tries = 0; tries < kVictimTries; tries++) {
-        const std::uint32_t victim = choose_victim({skip, tries});
+    std::uint32_t read[kVictimReads];
+    std::size_t reads = 0;
+    for (;;) {  // each turn returns or reads one more candidate: at most kVictimReads + 1
+        const std::uint32_t victim = choose_victim();
         if (victim == UINT32_MAX) break;
-        int unread = 0;
-        if (conns_[victim].phase == Phase::Open && ::ioctl(conns_[victim].fd, FIONREAD, &unread) == 0 && unread > 0) {
-            skip[tries] = victim;
-            continue;
+        // Asked each time: settle() may have submitted a full queue, posting completions.
+        const bool as_is = !may_read_armed() || conns_[victim].phase != Phase::Open || reads == kVictimReads ||
+                           std::find(read, read + reads, victim) != read + reads;
+        if (as_is || !read_held(victim)) {
+            close_conn(victim);
+            return true;
         }
-        close_conn(victim);
-        return true;
+        read[reads++] = victim;
+        settle(victim);
+        if (victim >= conns_.size() || conns_[victim].closed) return true;  // its peer was done: room made
     }
     shared_.open.fetch_sub(1, std::memory_order_relaxed);
     return false;
@@ -400,12 +408,17 @@ void Worker::on_accept(const io_uring_cqe& cqe)
     }
 }
 
+// Reads the new connection at once, as the flagship does: a client's request is usually
+// there already, and a connection whose request is answered is not the one the next
+// arrival at the cap evicts. No receive is armed yet, so octets stay in order. The clock
+// is read again: among a burst accepted in one batch, the first has waited longest (§7.5).
 void Worker::admit(int fd)
 {
     if (shutting_down_ || !make_room()) {
         ::close(fd);
         return;
     }
+    now_ = std::max(now_, monotonic_ns());
     const std::uint32_t i = take_slot();
     live_++;
     Conn& c = conns_[i];
@@ -413,8 +426,40 @@ void Worker::admit(int fd)
     c.fd = fd;
     c.head_started = now_;
     c.last_progress = now_;
-    arm_recv(i);
-    note_deadline(c);
+    if (!read_held(i)) return close_conn(i);
+    settle(i);
+}
+
+// Reads what connection i's socket holds now into its state, until an answer is queued,
+// reading pauses, the peer is done or the socket is drained. Only where no receive of the
+// ring can deliver earlier octets of i afterwards: none armed (admit), or may_read_armed().
+// False on a receive error.
+bool Worker::read_held(std::uint32_t i)
+{
+    std::uint8_t in[kBufferSize];
+    for (unsigned reads = 0; reads < kHeldReads; reads++) {
+        Conn& c = conns_[i];
+        if (c.phase != Phase::Open || c.paused || c.peer_done || c.out_len > 0) break;
+        const ssize_t n = ::recv(c.fd, in, sizeof in, MSG_DONTWAIT);
+        if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+        if (n == 0) {
+            c.peer_done = true;
+            break;
+        }
+        take_input(i, {in, std::size_t(n)});
+        if (std::size_t(n) < sizeof in) break;  // drained when read
+    }
+    return true;
+}
+
+// Whether a socket with a multishot receive armed may be read directly. With deferred task
+// running, the kernel moves octets into this ring's receives only inside this thread's
+// io_uring_enter; once every completion it posted is reaped (and its octets taken in), a
+// read takes the octets that come next. Without it, a receive may complete on the return
+// of any system call, ahead of the read.
+bool Worker::may_read_armed()
+{
+    return ring_.deferred_taskrun() && io_uring_cq_ready(ring_.get()) == 0;
 }
 
 void Worker::note_deadline(const Conn& c)
@@ -685,21 +730,13 @@ void Worker::begin_shutdown()
 void Worker::end_drain()
 {
     drain_ended_ = true;
-    std::uint8_t scratch[kBufferSize];
     for (std::uint32_t i = 0; i < conns_.size(); i++) {
         Conn& c = conns_[i];
         if (c.closed || c.phase != Phase::Open) continue;
         // Completions are all reaped, so no receive of the kernel's is between the socket
         // and this read: octets stay in order.
-        while (c.phase == Phase::Open && !c.paused && !c.peer_done && c.out_len == 0) {
-            const ssize_t n = ::recv(c.fd, scratch, sizeof scratch, MSG_DONTWAIT);
-            if (n <= 0) {
-                if (n == 0) c.peer_done = true;
-                break;
-            }
-            take_input(i, {scratch, std::size_t(n)});
-        }
-        if (c.phase == Phase::Open && c.out_len == 0) {
+        const bool ok = read_held(i);
+        if (!ok || (c.phase == Phase::Open && c.out_len == 0)) {
             close_conn(i);
             if (conns_.empty()) return;
         } else {
