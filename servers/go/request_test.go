@@ -26,6 +26,9 @@ func parseDripped(input []byte) parsed {
 	return result
 }
 
+// parsers are the two ways a head arrives: in one read, and one octet per read.
+var parsers = map[string]func([]byte) parsed{"whole": parseHead, "dripped": parseDripped}
+
 // TestParseDecidesEveryRule walks SPEC §5 rule by rule, complete heads and heads cut
 // short (decided as soon as the octets received decide them), each in one read and one
 // octet per read.
@@ -108,7 +111,7 @@ func TestParseDecidesEveryRule(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			for how, parse := range map[string]func([]byte) parsed{"whole": parseHead, "dripped": parseDripped} {
+			for how, parse := range parsers {
 				p := parse([]byte(tc.input))
 				if p.outcome != tc.want || p.reject != tc.r || (tc.want == complete && p.req.route != tc.route) {
 					t.Fatalf("%s parse(%.80q) = outcome %d reject %d route %d; want %d %d %d",
@@ -185,12 +188,13 @@ func TestFirstDecidingOctetWins(t *testing.T) {
 		{"bare CR before the version rule", "GET / HTTP/2.0\rX\r\n" + host + "\r\n", rejectBadRequest},
 	}
 	for _, tc := range cases {
-		if got := parseHead([]byte(tc.input)).reject; got != tc.want {
-			t.Errorf("%s: reject %d, want %d", tc.name, got, tc.want)
-		}
-		if got := parseDripped([]byte(tc.input)).reject; got != tc.want {
-			t.Errorf("%s, one octet per read: reject %d, want %d", tc.name, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			for how, parse := range parsers {
+				if got := parse([]byte(tc.input)).reject; got != tc.want {
+					t.Errorf("%s: reject %d, want %d", how, got, tc.want)
+				}
+			}
+		})
 	}
 }
 

@@ -62,12 +62,8 @@ func walk(h []byte, p *progress) (int, reject) {
 			for pos < n && isTchar[h[pos]] {
 				pos++
 			}
-			if pos > maxRequestLine {
-				return 0, rejectURITooLong
-			}
-			if pos == n {
-				p.pos = pos
-				return 0, rejectNone
+			if pos > maxRequestLine || pos == n {
+				return p.stop(pos, maxRequestLine, rejectURITooLong)
 			}
 			if h[pos] != ' ' || pos == 0 {
 				return 0, rejectBadRequest
@@ -79,12 +75,8 @@ func walk(h []byte, p *progress) (int, reject) {
 			for pos < n && isVisible[h[pos]] {
 				pos++
 			}
-			if pos > maxRequestLine {
-				return 0, rejectURITooLong
-			}
-			if pos == n {
-				p.pos = pos
-				return 0, rejectNone
+			if pos > maxRequestLine || pos == n {
+				return p.stop(pos, maxRequestLine, rejectURITooLong)
 			}
 			if h[pos] != ' ' || pos == p.methodEnd+1 {
 				return 0, rejectBadRequest
@@ -97,23 +89,15 @@ func walk(h []byte, p *progress) (int, reject) {
 			for pos < n && versionOctet(h[pos], pos-start) {
 				pos++
 			}
-			if pos > maxRequestLine {
-				return 0, rejectURITooLong
-			}
-			if pos == n {
-				p.pos = pos
-				return 0, rejectNone
+			if pos > maxRequestLine || pos == n {
+				return p.stop(pos, maxRequestLine, rejectURITooLong)
 			}
 			if pos-start != 8 || (h[pos] != '\r' && h[pos] != '\n') {
 				return 0, rejectBadRequest
 			}
 			end, r := lineEnd(h, pos)
-			if r != rejectNone {
-				return 0, r
-			}
 			if end == 0 {
-				p.pos = pos
-				return 0, rejectNone
+				return p.halt(pos, r)
 			}
 			if h[start+5] != '1' || (h[start+7] != '0' && h[start+7] != '1') {
 				return 0, rejectVersion
@@ -123,17 +107,12 @@ func walk(h []byte, p *progress) (int, reject) {
 			p.step = atLineStart
 		case atLineStart: // the empty line ends the head; else a name's first octet (rules 5, 6)
 			if pos == n {
-				p.pos = pos
-				return 0, rejectNone
+				return p.halt(pos, rejectNone)
 			}
 			if h[pos] == '\r' || h[pos] == '\n' {
 				end, r := lineEnd(h, pos)
-				if r != rejectNone {
-					return 0, r
-				}
 				if end == 0 {
-					p.pos = pos
-					return 0, rejectNone
+					return p.halt(pos, r)
 				}
 				if pos += end; pos > p.sectionEnd {
 					return 0, rejectFieldsTooLarge
@@ -148,12 +127,8 @@ func walk(h []byte, p *progress) (int, reject) {
 			for pos < n && isTchar[h[pos]] {
 				pos++
 			}
-			if pos > p.sectionEnd {
-				return 0, rejectFieldsTooLarge
-			}
-			if pos == n {
-				p.pos = pos
-				return 0, rejectNone
+			if pos > p.sectionEnd || pos == n {
+				return p.stop(pos, p.sectionEnd, rejectFieldsTooLarge)
 			}
 			if h[pos] != ':' {
 				return 0, rejectBadRequest // whitespace before the colon, among others
@@ -164,23 +139,15 @@ func walk(h []byte, p *progress) (int, reject) {
 			for pos < n && isFieldValue[h[pos]] {
 				pos++
 			}
-			if pos > p.sectionEnd {
-				return 0, rejectFieldsTooLarge
-			}
-			if pos == n {
-				p.pos = pos
-				return 0, rejectNone
+			if pos > p.sectionEnd || pos == n {
+				return p.stop(pos, p.sectionEnd, rejectFieldsTooLarge)
 			}
 			if h[pos] != '\r' && h[pos] != '\n' {
 				return 0, rejectBadRequest // a control octet or DEL in the value
 			}
 			end, r := lineEnd(h, pos)
-			if r != rejectNone {
-				return 0, r
-			}
 			if end == 0 {
-				p.pos = pos
-				return 0, rejectNone
+				return p.halt(pos, r)
 			}
 			if p.lines++; p.lines > maxFieldLines {
 				return 0, rejectFieldsTooLarge
@@ -191,6 +158,24 @@ func walk(h []byte, p *progress) (int, reject) {
 			p.step = atLineStart
 		}
 	}
+}
+
+// halt ends walk at pos: refused as r, or, when r is rejectNone, with the head not
+// complete yet and p holding pos for the next read to resume from.
+func (p *progress) halt(pos int, r reject) (int, reject) {
+	if r == rejectNone {
+		p.pos = pos
+	}
+	return 0, r
+}
+
+// stop ends walk at pos, where a scan stopped past limit (refused as over: the first
+// deciding octet wins) or at the end of the octets read (more are needed).
+func (p *progress) stop(pos, limit int, over reject) (int, reject) {
+	if pos > limit {
+		return 0, over
+	}
+	return p.halt(pos, rejectNone)
 }
 
 // versionOctet reports whether b fits at offset i of HTTP/DIGIT.DIGIT.
