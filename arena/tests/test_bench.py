@@ -2,10 +2,12 @@
 command line per mode, the interleaved order. (The answer check is the runner's:
 spec/runner/test_reference.py.)"""
 
+from dataclasses import dataclass, replace
+
 import pytest
 
 from arena import benchrun
-from arena.bench import Plan, wrk_argv, wrk_script
+from arena.bench import Plan, warmup_s, wrk_argv, wrk_script
 from arena.model import MODES, Config, Sample
 
 WRK = {
@@ -71,14 +73,30 @@ def test_pipeline_script_adds_request_and_every_script_reports(tmp_path):
     assert "request = function" in pipe and "request = function" not in keep
 
 
+@dataclass
+class Stub:
+    """What the plan reads of an entry."""
+
+    name: str
+    warmup_s: int = 0
+
+
 def test_plan_interleaves_entries_within_each_mode_and_rep():
-    plan = Plan(entries=["A", "B", "C"], cfg=Config(repetitions=2, modes=("keepalive", "close")))
-    order = [f"{rep}{mode[0]}{e}" for rep, mode, e in plan.steps]
+    plan = Plan(entries=[Stub("A"), Stub("B"), Stub("C")], cfg=Config(repetitions=2, modes=("keepalive", "close")))
+    order = [f"{rep}{mode[0]}{e.name}" for rep, mode, e in plan.steps]
     assert order == ["0kA", "0kB", "0kC", "0cA", "0cB", "0cC", "1kA", "1kB", "1kC", "1cA", "1cB", "1cC"]
 
 
 def test_default_plan_for_four_entries_fits_fifteen_minutes():
-    assert Plan(entries=["A", "B", "C", "floor"], cfg=Config()).seconds() < 15 * 60
+    assert Plan(entries=[Stub("A"), Stub("B"), Stub("C"), Stub("floor")], cfg=Config()).seconds() < 15 * 60
+
+
+def test_an_entry_warms_up_for_the_longer_of_its_own_warm_up_and_the_runs():
+    cfg = Config(warmup_s=1, duration_s=3, repetitions=1, modes=("keepalive",))
+    assert (warmup_s(Stub("jvm", 12), cfg), warmup_s(Stub("c"), cfg)) == (12, 1)
+    assert warmup_s(Stub("jvm", 12), replace(cfg, warmup_s=20)) == 20
+    assert warmup_s(Stub("jvm", 12), replace(cfg, warmup_s=0)) == 12  # --quick's 0 does not make it cold
+    assert Plan([Stub("jvm", 12), Stub("c")], cfg).seconds() == (3 + 12 + 0.5) + (3 + 1 + 0.5)
 
 
 def test_without_a_cgroup_the_capped_modes_are_left_out_and_the_reason_kept(monkeypatch):

@@ -58,10 +58,12 @@ def test_good_manifest_loads_every_key(tmp_path):
 
 def test_optional_keys_default_to_nothing_and_load_when_given(tmp_path):
     (plain,) = load_manifest(write(tmp_path / "plain", GOOD))
-    assert (plain.command, plain.test, plain.apt, plain.runtime) == ("./out.bin", [], [], [])
-    extra = GOOD.replace('version = "echo demo 1.0"', 'version = "v"\ntest = ["make check"]\napt = ["libfoo-dev"]')
+    assert (plain.command, plain.test, plain.apt, plain.runtime, plain.warmup_s) == ("./out.bin", [], [], [], 0)
+    extra = GOOD.replace(
+        'version = "echo demo 1.0"', 'version = "v"\ntest = ["make check"]\napt = ["libfoo-dev"]\nwarmup_s = 12'
+    )
     (e,) = load_manifest(write(tmp_path / "extra", extra))
-    assert (e.test, e.apt) == (["make check"], ["libfoo-dev"])
+    assert (e.test, e.apt, e.warmup_s) == (["make check"], ["libfoo-dev"], 12)
 
 
 def test_a_peer_needs_no_command(tmp_path):
@@ -92,6 +94,11 @@ def test_two_entries_share_a_folder_and_build(tmp_path):
         ("--threads {threads}", "--threads {cores}", "entry[0].run"),  # unknown placeholder
         ('description = "a demo entry"', 'description = ""', "entry[0].description"),  # empty string
         ('version = "echo demo 1.0"', 'version = "v"\nconfig = "nope.in"', "entry[0].config"),  # no such file
+        ('version = "echo demo 1.0"', 'version = "v"\nwarmup_s = 2.5', "entry[0].warmup_s"),  # wrk: whole seconds
+        ('version = "echo demo 1.0"', 'version = "v"\nwarmup_s = -1', "entry[0].warmup_s"),  # negative
+        ('version = "echo demo 1.0"', 'version = "v"\nwarmup_s = 601', "entry[0].warmup_s"),  # beyond --warmup's bound
+        ('version = "echo demo 1.0"', 'version = "v"\nwarmup_s = true', "entry[0].warmup_s"),  # a bool is no count
+        ('version = "echo demo 1.0"', 'version = "v"\nwarmup_s = "10"', "entry[0].warmup_s"),  # a string
     ],
 )
 def test_broken_manifest_names_file_and_key(tmp_path, old, new, key):

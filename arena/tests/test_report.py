@@ -290,6 +290,14 @@ def test_markdown_title_machine_and_method(run):
     assert "pinned to CPU 0" in md and "3 repetitions of 10 s" in md and "interleaved" in md
 
 
+def test_an_entry_warmed_up_longer_is_named_with_its_seconds_in_the_method(run):
+    assert "Warmed up longer" not in render_markdown(run)
+    run["entries"][2]["warmup_s"] = 10  # java-seed
+    run["entries"][0]["warmup_s"] = 2  # rust: no longer than the run's own 2 s
+    md = render_markdown(run)
+    assert "Warmed up longer, by their own entry.toml" in md and ": java-seed 10 s. In every mode" in md
+
+
 def test_markdown_has_one_ranked_table_per_mode(run):
     md = render_markdown(run)
     for mode in ("keepalive", "pipeline16", "close"):

@@ -116,6 +116,7 @@ def test_extra_keys_are_allowed():
         (lambda r: r.update(samples={}), "samples: must be a list"),
         (lambda r: r["entries"][0]["verify"].pop("alt"), "entries[0].verify.alt: missing key"),
         (lambda r: r["config"].update(cpu_quota=1.5), "config.cpu_quota: must be a number in (0, 1]"),
+        (lambda r: r["entries"][0].update(warmup_s="10"), "entries[0].warmup_s: must be int"),
     ],
 )
 def test_invalid_run_names_the_key(mutate, message):
@@ -153,6 +154,7 @@ def test_a_schema_1_run_written_before_the_cap_reads_as_uncapped():
 
 def test_the_model_saves_every_key_it_loaded():
     doc = json.loads(FIXTURE.read_text())
+    doc["entries"][2]["warmup_s"] = 10  # an entry with its own warm-up (java-seed)
     saved = Run.load(doc).to_json()
     for key in ("machine", "entries", "samples"):
         assert saved[key] == doc[key]

@@ -111,23 +111,33 @@ def startup_ms(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> float:
         server.stop()
 
 
+def warmup_s(entry: Entry, cfg: Config) -> int:
+    """Seconds of warm-up before an entry is measured: the larger of the run's and the entry's
+    own (entry.toml `warmup_s`: the time its throughput takes to settle, e.g. a JIT's)."""
+    return max(cfg.warmup_s, entry.warmup_s)
+
+
 def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
-    """Starts the entry pinned with one thread (in a capped mode, inside a CPU cap), checks
-    an answer, warms up, measures, stops. Raises StartError, WrkError or CapError."""
+    """Starts the entry pinned with one thread, checks an answer, warms it up on its whole
+    core, then (in a capped mode) moves it into a CPU cap, measures, stops. Warming up
+    uncapped brings every mode to the same steady state (a JIT compiles at the same pace),
+    so that a capped sample differs from a dedicated one by the cap alone.
+    Raises StartError, WrkError or CapError."""
     m = mode(mode_name)
     launch = Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)
     server = launch_ready(entry, launch)
     cap = None
     try:
-        if m.capped:
-            cap = CpuCap.create(cfg.cpu_quota)
-            cap.add(server.tree_pids())
         problem = answer_problem(entry, launch, server.port)
         if problem:
             raise StartError(f"{entry.name}: wrong answer before the run: {problem}")
         url = f"http://{launch.host}:{server.port}{entry.path if isinstance(entry, Outside) else '/'}"
-        if cfg.warmup_s > 0:
-            run_wrk(wrk_argv(url, m, cfg.warmup_s, cfg, scripts[mode_name]), cfg.warmup_s)
+        warm = warmup_s(entry, cfg)
+        if warm > 0:
+            run_wrk(wrk_argv(url, m, warm, cfg, scripts[mode_name]), warm)
+        if m.capped:
+            cap = CpuCap.create(cfg.cpu_quota)
+            cap.add(server.tree_pids())
         cpu_before = server.cpu_seconds()
         wrk, client_cpu, wall = run_wrk(wrk_argv(url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
         server_cpu = server.cpu_seconds() - cpu_before
@@ -171,8 +181,9 @@ class Plan:
     def __post_init__(self):
         self.steps = [(rep, m, e) for rep in range(self.cfg.repetitions) for m in self.cfg.modes for e in self.entries]
 
-    def seconds(self) -> float:
-        return len(self.steps) * self.cfg.seconds_per_sample()
+    def seconds(self, start: int = 0, stop: int | None = None) -> float:
+        """The expected seconds of steps[start:stop] (all of them by default)."""
+        return sum(self.cfg.seconds_per_sample(warmup_s(e, self.cfg)) for _, _, e in self.steps[start:stop])
 
 
 def scripts_for(cfg: Config) -> dict[str, Path]:

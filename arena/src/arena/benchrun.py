@@ -24,7 +24,13 @@ from .verify import verify_entry
 
 def _record(e: Entry) -> EntryRecord:
     return EntryRecord(
-        name=e.name, language=e.language, kind=e.kind, description=e.description, available=e.available, reason=e.reason
+        name=e.name,
+        language=e.language,
+        kind=e.kind,
+        description=e.description,
+        available=e.available,
+        reason=e.reason,
+        warmup_s=e.warmup_s or None,
     )
 
 
@@ -142,7 +148,8 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     cap = f", capped modes at {cfg.cpu_quota:.0%} of it" if cfg.cpu_quota else ""
     console.print(
         f"measuring {len(live)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
-        f"{cfg.warmup_s} s warm-up + {cfg.duration_s} s each: about {plan.minutes(steps.seconds())}; "
+        f"{cfg.warmup_s} s warm-up (or the entry's own) + {cfg.duration_s} s each: "
+        f"about {plan.minutes(steps.seconds())}; "
         f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}"
     )
     scripts = scripts_for(cfg)
@@ -151,8 +158,9 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
             task = p.add_task("bench", total=len(steps.steps))
             began = time.monotonic()
             for done, (rep, mode_name, e) in enumerate(steps.steps):
-                each = (time.monotonic() - began) / done if done else cfg.seconds_per_sample()
-                left = plan.minutes(each * (len(steps.steps) - done))
+                left = plan.minutes(
+                    steps.seconds(done) * ((time.monotonic() - began) / steps.seconds(0, done) if done else 1)
+                )
                 p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14} {left} left")
                 try:
                     samples.append(measure_sample(e, mode_name, rep, cfg, scripts))

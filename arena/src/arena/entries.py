@@ -26,6 +26,11 @@ CONFIG_PLACEHOLDER_RE = re.compile(r"\{\{([a-z_]+)\}\}")
 # key -> (required, type check, description of the type for the error message)
 _STR_LIST = (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings")
 _STR = (lambda v: isinstance(v, str) and v != "", "a non-empty string")
+MAX_WARMUP_S = 600  # the bench's own --warmup bound
+_WARMUP = (
+    lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_WARMUP_S,
+    f"a whole number of seconds from 0 to {MAX_WARMUP_S} (wrk takes whole seconds)",
+)
 SCHEMA: dict[str, tuple[bool, tuple]] = {
     "name": (True, _STR),
     "language": (True, _STR),
@@ -43,6 +48,7 @@ SCHEMA: dict[str, tuple[bool, tuple]] = {
     "apt": (False, _STR_LIST),
     "runtime": (False, _STR_LIST),
     "native": (False, (lambda v: isinstance(v, bool), "true or false")),
+    "warmup_s": (False, _WARMUP),
 }
 
 
@@ -74,6 +80,10 @@ class Entry:
     apt: list[str] = field(default_factory=list)  # Debian packages its build, run and tests need
     runtime: list[str] = field(default_factory=list)  # what must be installed to run it beside the artifacts
     native: bool = False  # machine code: its instructions per request are counted under callgrind
+    # Seconds of load before any measurement, at least: the time its throughput takes to
+    # settle (a JIT compiling the hot path). The bench, gate, sweep and latency warm it up
+    # for the larger of this and their own warm-up.
+    warmup_s: int = 0
     missing: list[str] = field(default_factory=list)  # required executables not on PATH
 
     @property
@@ -166,6 +176,7 @@ def load_manifest(path: Path) -> list[Entry]:
                 apt=t.get("apt", []),
                 runtime=t.get("runtime", []),
                 native=t.get("native", False),
+                warmup_s=t.get("warmup_s", 0),
                 folder=path.parent,
                 manifest=path,
                 missing=[exe for exe in t["requires"] if shutil.which(exe) is None],

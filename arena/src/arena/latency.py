@@ -6,8 +6,10 @@ delays the requests queued behind it, and their wait is never counted. oha (a Ru
 generator, `cargo install oha --locked`) sends at a fixed rate (`-q`) and, with
 `--latency-correction`, times each request from when it was due, not from when it went out.
 
-For each entry: one fresh server (pinned, one thread, as in a bench); its capacity is
-measured with oha unbounded (same connections, `seconds`); then oha runs at 25, 50, 75 and
+For each entry: one fresh server (pinned, one thread, as in a bench), warmed up by oha
+unbounded as long as a bench would (bench.warmup_s: 1 s, or the entry's own, so that a JVM's
+capacity is its warm one); its capacity is measured with oha unbounded (same connections,
+`seconds`); then oha runs at 25, 50, 75 and
 90% of that capacity, each `seconds` long, recording p50, p90, p99, p99.9, p99.99 and max.
 oha never follows the 302 (`--redirect 0`). The report tells at which rate each entry's
 p99 first passes 1 ms and 10 ms. Every oha run is bounded (its duration + 30 s).
@@ -21,6 +23,7 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass, field
 
+from .bench import warmup_s
 from .entries import Entry
 from .model import Config
 from .process import Launch, free_port, launch_ready
@@ -52,6 +55,7 @@ class Latency:
     entry: str
     capacity: float  # requests/s oha reached unbounded
     points: list[Point] = field(default_factory=list)
+    warmup_s: int = 0  # seconds of oha unbounded before the capacity run
 
     def passes(self, threshold_us: float) -> Point | None:
         """The lowest measured rate whose p99 is above threshold_us; None: none was."""
@@ -64,7 +68,16 @@ class Latency:
         return f"{p.share:.0%} ({p.rate:,.0f}/s)"
 
     def to_json(self) -> dict:
-        return {"entry": self.entry, "capacity": self.capacity, "points": [asdict(p) for p in self.points]}
+        return {
+            "entry": self.entry,
+            "capacity": self.capacity,
+            "points": [asdict(p) for p in self.points],
+            "warmup_s": self.warmup_s,
+        }
+
+    @classmethod
+    def load(cls, d: dict) -> Latency:
+        return cls(d["entry"], d["capacity"], [Point(**p) for p in d["points"]], d.get("warmup_s", 0))
 
 
 def oha_problem() -> str | None:
@@ -117,10 +130,15 @@ def measure(entry: Entry, cfg: Config, seconds: int, shares=SHARES, progress=Non
     server = launch_ready(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus))
     url = f"http://127.0.0.1:{server.port}/"
     try:
+        warm = warmup_s(entry, cfg)
+        if warm > 0:
+            if progress:
+                progress(f"warm-up {warm} s")
+            run_oha(url, cfg, warm, None)
         if progress:
             progress("capacity")
         capacity = run_oha(url, cfg, seconds, None)["summary"]["requestsPerSec"] or 0.0
-        result = Latency(entry.name, round(capacity, 1))
+        result = Latency(entry.name, round(capacity, 1), warmup_s=warm)
         for share in shares:
             if progress:
                 progress(f"{share:.0%}")

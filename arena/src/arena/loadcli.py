@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from . import history, latency, results
+from . import history, latency, plan, results
 from .bench import WrkError
 from .model import Config
 from .process import StartError
@@ -63,6 +63,7 @@ def _cfg(server_cpus: str, client_cpus: str, connections: int) -> Config:
         server_cpus=cli.check_cpus("--server-cpus", server_cpus),
         client_cpus=cli.check_cpus("--client-cpus", client_cpus),
         connections=connections,
+        warmup_s=plan.WARMUP_S,  # as a bench's; an entry's own warmup_s when longer (bench.warmup_s)
     )
 
 
@@ -92,6 +93,13 @@ def _relink(run: Path | None) -> None:
         write_run_reports(Run.read(run_dir), run_dir)
     except (ValueError, OSError) as err:
         err_console.print(f"[yellow]{run_dir}: its report was not rewritten ({err})[/]", highlight=False)
+
+
+def warmups(results: list) -> str:
+    """The warm-up of each result in words: "1 s; java-seed 10 s" (the entries with their own)."""
+    usual = min(r.warmup_s for r in results)
+    own = [f"{r.entry} {r.warmup_s} s" for r in results if r.warmup_s > usual]
+    return "; ".join([f"{usual} s", *own])
 
 
 def with_common(f):
@@ -145,7 +153,8 @@ def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir,
         raise _cli().Failure("no entry could be swept")
     (out / "sweep.json").write_text(json.dumps({"seconds": seconds, "sweeps": [s.to_json() for s in done]}, indent=1))
     intro = (
-        f"wrk, one thread, keep-alive, {seconds} s per step after a 1 s warm-up; server on CPU {cfg.server_cpus} "
+        f"wrk, one thread, keep-alive, {seconds} s per step after a warm-up at 8 connections "
+        f"({warmups(done)}); server on CPU {cfg.server_cpus} "
         f"(one thread), wrk on CPU {cfg.client_cpus}. Knee: the first step where p99 exceeds twice its value at "
         "one connection, or throughput stops rising by 5%. wrk's closed loop: latencies omit queueing before send."
     )
@@ -196,7 +205,8 @@ def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, re
     )
     intro = (
         f"oha at a fixed rate (-q) with --latency-correction (each request timed from when it was due), "
-        f"{connections} connections, {seconds} s per rate, after an unbounded run that measures the capacity; "
+        f"{connections} connections, {seconds} s per rate, after a warm-up ({warmups(done)}) and an unbounded "
+        "run that measures the capacity; "
         f"server on CPU {cfg.server_cpus} (one thread), oha on CPU {cfg.client_cpus}."
     )
     md, page = latency_report(done, out, intro)

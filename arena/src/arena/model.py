@@ -181,6 +181,8 @@ def validate(doc: object) -> dict:
             _check(e["runtime_bytes"], (int, type(None)), f"entries[{i}].runtime_bytes")
         if "instructions" in e:
             _check(e["instructions"], [INSTRUCTIONS_SCHEMA], f"entries[{i}].instructions")
+        if "warmup_s" in e:
+            _check(e["warmup_s"], int, f"entries[{i}].warmup_s")
         if e["verify"] is not None:
             _check(e["verify"], VERIFY_SCHEMA, f"entries[{i}].verify")
             for key, spec in VERIFY_OPTIONAL.items():
@@ -376,6 +378,7 @@ class EntryRecord:
     startup_ms: list[float] = field(default_factory=list)
     verify: Verdicts | None = None  # None: not verified
     instructions: list[InstructionCount] = field(default_factory=list)  # native entries; empty: not counted
+    warmup_s: int | None = None  # its own warm-up (entry.toml), when it has one (added to schema 1 later)
 
     @property
     def is_floor(self) -> bool:
@@ -401,6 +404,7 @@ class EntryRecord:
             startup_ms=list(d["startup_ms"]),
             verify=None if v is None else Verdicts.load(v),
             instructions=[InstructionCount.load(c) for c in d.get("instructions", [])],
+            warmup_s=d.get("warmup_s"),
         )
 
     def to_json(self) -> dict:
@@ -420,6 +424,8 @@ class EntryRecord:
             d["runtime_bytes"] = self.runtime_bytes
         if self.instructions:
             d["instructions"] = [c.to_json() for c in self.instructions]
+        if self.warmup_s is not None:
+            d["warmup_s"] = self.warmup_s
         return d
 
 
@@ -458,8 +464,9 @@ class Config:
     cap_problem: str | None = None  # why the capped modes could not run (they are left out)
     startup_runs: int = 3  # starts timed per entry; the median is the figure (not saved)
 
-    def seconds_per_sample(self) -> float:
-        return self.duration_s + self.warmup_s + 0.5  # + start, checks, stop
+    def seconds_per_sample(self, warmup_s: float | None = None) -> float:
+        """warmup_s: an entry's own warm-up (bench.warmup_s), when longer than the run's."""
+        return self.duration_s + (self.warmup_s if warmup_s is None else warmup_s) + 0.5  # + start, checks, stop
 
     @classmethod
     def load(cls, d: dict) -> Config:

@@ -32,6 +32,7 @@ ready = "listening"                # the program prints `listening on http://HOS
 command = "bin/renard-{name}"      # the program alone: the suite adds every SPEC §1 flag
 test = []                          # the language's own test runner, e.g. ["go test ./..."]
 apt = []                           # Debian packages its build, run and tests need
+# warmup_s = 10                   # a JIT runtime: seconds of load its throughput needs to settle
 """
 
 PEER_TOML = """\
@@ -49,6 +50,7 @@ artifacts = ["run"]                # the files it runs from; their bytes are the
 version = "./run --version"
 ready = "port"                     # the arena waits for the port (or "listening", see arena/README.md)
 apt = []                           # Debian packages it needs
+# warmup_s = 10                   # a JIT runtime: seconds of load its throughput needs to settle
 """
 
 README = """\

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .bench import warmup_s
 from .entries import Entry
 from .model import Config
 
@@ -56,13 +57,14 @@ def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate
     verified = [per_verify.get(e.kind, 0.0) for e in entries if verify and e.kind != "floor"]
     verify_s = max(sum(verified) / VERIFY_AT_ONCE, max(verified, default=0.0))
     samples = len(entries) * len(cfg.modes) * cfg.repetitions
+    per_entry = len(cfg.modes) * cfg.repetitions
     natives = sum(1 for e in entries if e.native)
     return Estimate(
         entries=len(entries),
         samples=samples,
         verify_s=verify_s,
         starts_s=len(entries) * cfg.startup_runs * START_S,
-        samples_s=samples * cfg.seconds_per_sample(),
+        samples_s=sum(per_entry * cfg.seconds_per_sample(warmup_s(e, cfg)) for e in entries),
         instructions_s=natives * INSTRUCTION_MODES * INSTRUCTIONS_S[cfg.quick],
     )
 
@@ -76,9 +78,12 @@ def minutes(seconds: float) -> str:
 def words(entries: list[Entry], cfg: Config, e: Estimate) -> str:
     """The plan in one paragraph: entries, modes, repetitions, seconds, the estimated duration."""
     names = ", ".join(x.name for x in entries)
+    own = ", ".join(f"{x.name} {warmup_s(x, cfg)} s" for x in entries if warmup_s(x, cfg) > cfg.warmup_s)
     return (
         f"plan: {e.entries} entries ({names}) × {len(cfg.modes)} modes ({', '.join(cfg.modes)}) × "
-        f"{cfg.repetitions} repetitions = {e.samples} samples of {cfg.warmup_s} s warm-up + {cfg.duration_s} s: "
+        f"{cfg.repetitions} repetitions = {e.samples} samples of {cfg.warmup_s} s warm-up"
+        + (f" ({own}: their own)" if own else "")
+        + f" + {cfg.duration_s} s: "
         f"{minutes(e.samples_s)}; verification {minutes(e.verify_s)} ({VERIFY_AT_ONCE} at a time), "
         f"starts {minutes(e.starts_s)}, instruction counts {minutes(e.instructions_s)}: "
         f"about {minutes(e.total_s)} in all, builds not counted"

@@ -2,10 +2,11 @@
 
 One fresh server per entry (pinned, one thread, as in a bench), then wrk (closed loop, one
 thread, keep-alive) at concurrency 1, 2, 4, … up to `top` (4 096), `seconds` at each step,
-after a one-second warm-up. Each step records requests/s, p50, p99 and max (µs) and wrk's
-socket errors. The knee is the first step where p99 exceeds KNEE_P99 times its value at the
-lowest concurrency, or where throughput stops rising (below KNEE_GAIN times the best of the
-steps before); the step before it is the most the entry holds at its best.
+after a warm-up at 8 connections as long as a bench's (bench.warmup_s: 1 s, or the entry's
+own). Each step records requests/s, p50, p99 and max (µs) and wrk's socket errors. The knee
+is the first step where p99 exceeds KNEE_P99 times its value at the lowest concurrency, or
+where throughput stops rising (below KNEE_GAIN times the best of the steps before); the
+step before it is the most the entry holds at its best.
 
 Results: results/sweep-<id>/sweep.json, report.md and report.html (a chart per entry).
 Every run of wrk is bounded (its duration + 30 s); the server is always stopped.
@@ -16,7 +17,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .bench import WrkError, run_wrk, wrk_argv, wrk_script
+from .bench import WrkError, run_wrk, warmup_s, wrk_argv, wrk_script
 from .entries import Entry
 from .model import ERROR_KINDS, Config, mode
 from .process import Launch, free_port, launch_ready
@@ -40,6 +41,7 @@ class Sweep:
     entry: str
     steps: list[Step] = field(default_factory=list)
     error: str | None = None  # why the sweep stopped early
+    warmup_s: int = 0  # seconds of load at 8 connections before the first step
 
     @property
     def knee(self) -> Step | None:
@@ -63,11 +65,16 @@ class Sweep:
         return f"knee at {knee.connections} connections ({why})"
 
     def to_json(self) -> dict:
-        return {"entry": self.entry, "steps": [asdict(s) for s in self.steps], "error": self.error}
+        return {
+            "entry": self.entry,
+            "steps": [asdict(s) for s in self.steps],
+            "error": self.error,
+            "warmup_s": self.warmup_s,
+        }
 
     @classmethod
     def load(cls, d: dict) -> Sweep:
-        return cls(d["entry"], [Step(**s) for s in d["steps"]], d.get("error"))
+        return cls(d["entry"], [Step(**s) for s in d["steps"]], d.get("error"), d.get("warmup_s", 1))
 
 
 def levels(top: int) -> list[int]:
@@ -83,7 +90,7 @@ def sweep(entry: Entry, cfg: Config, seconds: int, top: int, tmp: Path, progress
     """One entry's sweep (see the module's docstring). progress(connections) before each step."""
     keepalive = mode("keepalive")
     script = wrk_script(keepalive, tmp)
-    result = Sweep(entry.name)
+    result = Sweep(entry.name, warmup_s=warmup_s(entry, cfg))
     server = launch_ready(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus))
     url = f"http://127.0.0.1:{server.port}/"
 
@@ -91,7 +98,8 @@ def sweep(entry: Entry, cfg: Config, seconds: int, top: int, tmp: Path, progress
         return wrk_argv(url, keepalive, seconds, cfg, script, connections, extra=("--timeout", "5s"))
 
     try:
-        run_wrk(argv(8, 1), 1)  # warm-up
+        if result.warmup_s > 0:
+            run_wrk(argv(8, result.warmup_s), result.warmup_s)
         for connections in levels(top):
             if progress:
                 progress(connections)

@@ -149,6 +149,7 @@ def method_lines(view: View) -> list[str]:
         f"{c.connections} connections) to CPU {fmt.text(c.client_cpus)}.",
         f"{c.repetitions} repetitions of {c.duration_s:g} s after a {c.warmup_s:g} s warm-up, per entry "
         "and mode, with entries interleaved (A B C A B C …).",
+        *own_warmup(view),
         "Figures are the median with the min–max of the repetitions; CPU µs/req is the server's "
         "utime + stime divided by the requests it answered; requests per CPU-s (efficiency) is "
         "1,000,000 ÷ CPU µs/req, valid even when wrk is the bottleneck.",
@@ -168,6 +169,20 @@ def method_lines(view: View) -> list[str]:
             "requests/s as a share of the floor's in the same mode."
         )
     return lines
+
+
+def own_warmup(view: View) -> list[str]:
+    """The entries warmed up longer than the run's warm-up (entry.toml `warmup_s`), in one line."""
+    c = view.run.config
+    own = [e for e in view.run.entries if e.warmup_s and e.warmup_s > c.warmup_s]
+    if not own:
+        return []
+    names = ", ".join(f"{fmt.text(e.name)} {e.warmup_s} s" for e in own)
+    return [
+        f"Warmed up longer, by their own entry.toml (warmup_s: the time their throughput takes to settle, "
+        f"e.g. a JIT's): {names}. In every mode the warm-up runs on the server's whole core, and a capped "
+        "mode's cap applies after it."
+    ]
 
 
 FLOOR = "answers every request with one pre-rendered 302 without parsing it: it is not a conforming server"
