@@ -180,32 +180,46 @@ FRESH_P99_S = 0.100
 FRESH_MIN = 200
 
 
+FRESH_RETRIED_MAX = 0.02  # of fresh requests: closed unanswered once, then served on a retry
+
+
 def fresh_clients(target, until: float, interval_s: float, out: dict) -> None:
     """New connections one after another until `until`: each sends GET / and waits for its
-    302; records the time from connect to the complete answer, and what went wrong."""
+    302; records the time from connect to the complete answer, and what went wrong.
+
+    A connection closed without an octet of answer is retried once on a new one, as HTTP
+    clients retry an idempotent request (RFC 9112 §9.3.1): §7.5 lets the server evict a
+    connection whose request has not been read yet, which a burst of reconnecting attackers
+    can make the longest silent. The retry is counted, and bounded by the test."""
     latencies, problems = out["latencies"], out["problems"]
     while time.monotonic() < until and len(latencies) + len(problems) < 100_000:
         began = time.monotonic()
-        try:
-            conn = wire.Connection.open(target.host, target.port, timeout=ANSWER_WAIT_S)
-        except OSError as error:
-            problems.append(f"connect: {error}")
-            continue
-        try:
-            sent = conn.send(ROOT, began + ANSWER_WAIT_S)
-            response = read_response(conn, began + ANSWER_WAIT_S)
+        for attempt in (1, 2):
+            try:
+                conn = wire.Connection.open(target.host, target.port, timeout=ANSWER_WAIT_S)
+            except OSError as error:
+                problems.append(f"connect: {error}")
+                break
+            try:
+                sent = conn.send(ROOT, began + ANSWER_WAIT_S)
+                response = read_response(conn, began + ANSWER_WAIT_S)
+            finally:
+                conn.close()
             if response is not None and response.status == 302:
                 latencies.append(time.monotonic() - began)
+            elif sent and response is None and conn.closed and not conn.received and attempt == 1:
+                out["retried"] += 1
+                continue
             elif sent and response is None:
                 problems.append(
                     "a complete request went unanswered: "
                     + ("closed" if conn.closed else "no answer")
                     + f" after {time.monotonic() - began:.2f} s"
+                    + (" (on its retry)" if attempt == 2 else "")
                 )
             else:
                 problems.append(f"answered {wire.escape(response.raw) if response else 'nothing'} (sent: {sent})")
-        finally:
-            conn.close()
+            break
         time.sleep(max(0.0, began + interval_s - time.monotonic()))
 
 
@@ -226,7 +240,7 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
         time.sleep(0.5)  # the cap is full of attackers before the first fresh client
         start = time.monotonic()
         end = start + seconds
-        fresh: dict = {"latencies": [], "problems": []}
+        fresh: dict = {"latencies": [], "problems": [], "retried": 0}
         interval = min(0.04, seconds / (FRESH_MIN * 1.25))
         client = threading.Thread(target=fresh_clients, args=(target, end, interval, fresh), daemon=True)
         reconnects = [0]
@@ -256,11 +270,16 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
         record_property("reconnections", reconnects[0])
         record_property("fresh_requests", len(latencies) + len(problems))
         record_property("fresh_unanswered", len(problems))
+        record_property("fresh_retried", fresh["retried"])
         if len(latencies) >= 2:
             record_property("fresh_median_ms", round(statistics.median(latencies) * 1000, 2))
             record_property("fresh_p99_ms", round(statistics.quantiles(latencies, n=100)[98] * 1000, 2))
         assert not problems, f"{len(problems)} fresh clients not served under attack, e.g. {problems[:3]}"
         assert len(latencies) >= FRESH_MIN, f"only {len(latencies)} fresh requests in {seconds:g} s"
+        assert fresh["retried"] <= FRESH_RETRIED_MAX * len(latencies), (
+            f"{fresh['retried']} of {len(latencies)} fresh clients were closed unanswered before a retry "
+            f"served them (at most {FRESH_RETRIED_MAX:.0%} allowed)"
+        )
         p99 = statistics.quantiles(latencies, n=100)[98]
         assert p99 <= FRESH_P99_S, (
             f"fresh clients under attack: p99 {p99 * 1000:.0f} ms over {len(latencies)} requests (bound "
