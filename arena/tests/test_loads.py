@@ -1,8 +1,13 @@
 """arena sweep and arena latency: the knee, the rates where p99 passes 1 and 10 ms, oha's
 JSON read, and their reports (synthetic results: no load is generated here)."""
 
+import json
+from pathlib import Path
+
 from arena.latency import Latency, point
-from arena.report.loads import latency_report, sweep_report
+from arena.model import Run
+from arena.report import write_run_reports
+from arena.report.loads import latency_report, sweep_report, write_json
 from arena.sweep import Step, Sweep, levels
 
 
@@ -63,18 +68,66 @@ def test_the_reports_hold_a_table_and_a_chart_per_result(tmp_path):
     assert "latency by percentile" in page.read_text()
 
 
-def test_a_runs_report_links_the_sweep_and_latency_written_into_its_directory(tmp_path):
-    import json
-    from pathlib import Path
+def test_results_read_back_as_they_were_written():
+    s = Sweep("rust", steps([(1, 10_000, 100), (2, 20_000, 300)]), "at 4 connections: wrk exited 1", 10)
+    r = Latency("java-seed", 20_000, [point(0.5, 10_000, OHA)], 10)
+    assert (Sweep.load(s.to_json()), Latency.load(r.to_json())) == (s, r)
 
-    from arena.model import Run
-    from arena.report import write_run_reports
 
-    run = Run.load(json.loads((Path(__file__).parent / "fixtures" / "run_sample.json").read_text()))
-    _, md, page = write_run_reports(run, tmp_path)
-    assert "Latency and saturation" not in md.read_text()
-    (tmp_path / "sweep").mkdir()
-    sweep_report([Sweep("rust", steps([(1, 10_000, 100)]))], tmp_path / "sweep", "intro")
-    _, md, page = write_run_reports(run, tmp_path)
-    assert "](sweep/report.html)" in md.read_text() and 'href="sweep/report.html"' in page.read_text()
-    assert "latency/report.html" not in md.read_text()
+def write_loads(run_dir, latency=True, sweep=True):
+    """A sweep of two entries (rust's knee at 4 connections) and a latency of one, written as
+    `arena sweep --run` and `arena latency --run` write them."""
+    if sweep:
+        (run_dir / "sweep").mkdir()
+        sweeps = [
+            Sweep("rust", steps([(1, 10_000, 100), (2, 20_000, 120), (4, 40_000, 400), (8, 41_000, 900)])),
+            Sweep("java-seed", steps([(1, 5_000, 200), (2, 9_000, 210), (4, 9_100, 230)]), warmup_s=10),
+        ]
+        write_json(run_dir / "sweep", "sweep", "sweep method words", 2, sweeps)
+        sweep_report(sweeps, run_dir / "sweep", "sweep method words")
+    if latency:
+        (run_dir / "latency").mkdir()
+        results = [Latency("floor", 20_000, [point(0.25, 5_000, OHA), point(0.5, 10_000, OHA)])]
+        write_json(run_dir / "latency", "latency", "latency method words", 5, results)
+        latency_report(results, run_dir / "latency", "latency method words")
+
+
+def run_sample():
+    return Run.load(json.loads((Path(__file__).parent / "fixtures" / "run_sample.json").read_text()))
+
+
+def test_a_runs_report_includes_the_sweep_and_latency_written_into_its_directory(tmp_path):
+    _, md, page = write_run_reports(run_sample(), tmp_path)
+    assert "## Saturation" not in md.read_text() and "## Latency at fixed rates" not in md.read_text()
+    write_loads(tmp_path)
+    _, md, page = write_run_reports(run_sample(), tmp_path)
+    text, html = md.read_text(), page.read_text()
+    latency_at = text.index("## Latency at fixed rates (oha, open loop)\n\nlatency method words")
+    sweep_at = text.index("## Saturation: requests/s and p99 against concurrency\n\nsweep method words")
+    assert text.index("## Requests per second") < latency_at < sweep_at < text.index("## Footprint")
+    assert "| floor | 20,000 | 25% (5,000/s) | not up to 50% |" in text  # where p99 passes 1 and 10 ms
+    assert "| rust | knee at 4 connections (p99 4.0× its low-load value) | 41,000 | 8 | 4 |" in text
+    assert "| java-seed | knee at 4 connections (no more gain) |" in text
+    assert "### java-seed\n\n| connections | requests/s |" in text and "[sweep/report.html](sweep/report.html)" in text
+    # the same tables as the sweep's own report: one rendering, not a second copy
+    own = (tmp_path / "sweep" / "report.md").read_text()
+    knee_table = own[own.index("| entry | knee |") : own.index("## rust")].strip()
+    assert knee_table in text
+    # the HTML: the curves per entry and both sweep charts, each entry's knee circled on both
+    assert html.count('<svg class="chart" xmlns') == 3 and "floor: latency by percentile at a fixed rate" in html
+    assert html.count('<circle class="mark"') == 4 and "rust: knee at 4 connections" in html
+    assert 'href="latency/report.html"' in html and 'href="sweep/report.html"' in html
+
+
+def test_a_run_with_only_one_of_them_includes_that_one(tmp_path):
+    write_loads(tmp_path, sweep=False)
+    _, md, _ = write_run_reports(run_sample(), tmp_path)
+    assert "## Latency at fixed rates" in md.read_text() and "## Saturation" not in md.read_text()
+
+
+def test_results_that_cannot_be_read_are_said_not_skipped(tmp_path):
+    write_loads(tmp_path)
+    (tmp_path / "sweep" / "sweep.json").write_text('{"sweeps": [{"entry": "rust"}]}')
+    _, md, _ = write_run_reports(run_sample(), tmp_path)
+    assert "sweep/sweep.json could not be read (KeyError: 'steps')" in md.read_text()
+    assert "| floor | 20,000 |" in md.read_text()  # the latency is still there

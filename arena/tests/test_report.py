@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_loads import write_loads
 
 from arena.model import Run
 from arena.report import build, html, markdown, write_reports
@@ -405,10 +406,15 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
 def test_chromium_renders_charts_and_tables(run, tmp_path):
+    write_loads(tmp_path)  # `arena latency --run` and `arena sweep --run` wrote into the run
     _, page = write_reports(view(with_floor(capped(run))), tmp_path)
     dom = chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
-    assert dom.count('class="chart"') >= 4
-    assert dom.count("<table>") == 7 and "150,000 (148,000–152,000)" in dom and "the cap distorts" in dom
+    assert dom.count('class="chart"') >= 4 + 3  # the bench's bar charts, the latency curves, the sweep's two
+    # 7 of the bench; latency: where p99 passes, floor's points; sweep: knees, rust's and java-seed's steps
+    assert dom.count("<table>") == 7 + 2 + 3
+    assert "150,000 (148,000–152,000)" in dom and "the cap distorts" in dom
+    assert "<h2>Latency at fixed rates (oha, open loop)</h2>" in dom and "25% (5,000/s)" in dom
+    assert dom.count('<circle class="mark"') == 4 and "knee at 4 connections" in dom
     shot = tmp_path / "report.png"
     chromium(tmp_path, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri())
     data = shot.read_bytes()

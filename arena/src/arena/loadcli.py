@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from dataclasses import replace
@@ -15,7 +14,7 @@ from . import history, latency, plan, results
 from .bench import WrkError
 from .model import Config
 from .process import StartError
-from .report.loads import latency_report, sweep_report
+from .report.loads import latency_report, sweep_report, write_json
 from .sweep import levels, sweep
 from .ui import console, err_console, spinner
 
@@ -44,7 +43,7 @@ def _chosen(ctx, entries) -> list:
 
 
 def _out_dir(ctx, kind: str, results_dir: Path | None, run: Path | None = None) -> Path:
-    """RUN/<kind> with --run (the run's report then links it), else results/<kind>-<id>."""
+    """RUN/<kind> with --run (the run's report then includes it), else results/<kind>-<id>."""
     if run is not None:
         out = (run if run.is_dir() else run.parent).resolve() / kind
         out.mkdir(parents=True, exist_ok=True)
@@ -76,13 +75,13 @@ common = [
     click.option(
         "--run",
         type=click.Path(exists=True, path_type=Path),
-        help="Write into this bench run's directory (e.g. results/latest); its report links the result.",
+        help="Write into this bench run's directory (e.g. results/latest); its report includes the result.",
     ),
 ]
 
 
-def _relink(run: Path | None) -> None:
-    """Rewrites the run's own report so that it links the companion just written."""
+def _rewrite_run_report(run: Path | None) -> None:
+    """Rewrites the run's own report so that it includes the results just written."""
     if run is None:
         return
     from .model import Run
@@ -151,16 +150,16 @@ def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir,
         shutil.rmtree(tmp, ignore_errors=True)
     if not done:
         raise _cli().Failure("no entry could be swept")
-    (out / "sweep.json").write_text(json.dumps({"seconds": seconds, "sweeps": [s.to_json() for s in done]}, indent=1))
     intro = (
         f"wrk, one thread, keep-alive, {seconds} s per step after a warm-up at 8 connections "
         f"({warmups(done)}); server on CPU {cfg.server_cpus} "
         f"(one thread), wrk on CPU {cfg.client_cpus}. Knee: the first step where p99 exceeds twice its value at "
         "one connection, or throughput stops rising by 5%. wrk's closed loop: latencies omit queueing before send."
     )
+    data = write_json(out, "sweep", intro, seconds, done)
     md, page = sweep_report(done, out, intro)
-    _relink(run)
-    console.print(f"results: {out / 'sweep.json'}\nreports: {md}\n         {page}")
+    _rewrite_run_report(run)
+    console.print(f"results: {data}\nreports: {md}\n         {page}")
 
 
 @click.command("latency")
@@ -200,18 +199,16 @@ def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, re
         )
     if not done:
         raise _cli().Failure("no entry could be measured")
-    (out / "latency.json").write_text(
-        json.dumps({"seconds": seconds, "results": [r.to_json() for r in done]}, indent=1)
-    )
     intro = (
         f"oha at a fixed rate (-q) with --latency-correction (each request timed from when it was due), "
         f"{connections} connections, {seconds} s per rate, after a warm-up ({warmups(done)}) and an unbounded "
         "run that measures the capacity; "
         f"server on CPU {cfg.server_cpus} (one thread), oha on CPU {cfg.client_cpus}."
     )
+    data = write_json(out, "latency", intro, seconds, done)
     md, page = latency_report(done, out, intro)
-    _relink(run)
-    console.print(f"results: {out / 'latency.json'}\nreports: {md}\n         {page}")
+    _rewrite_run_report(run)
+    console.print(f"results: {data}\nreports: {md}\n         {page}")
 
 
 @click.command("history")

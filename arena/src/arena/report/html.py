@@ -8,6 +8,8 @@ import html
 from . import svg
 from .tables import (
     INSTRUCTIONS_WORDS,
+    Part,
+    Section,
     Table,
     conformance_table,
     entries_table,
@@ -65,8 +67,20 @@ def table(t: Table) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def render(view: View, companions: list[tuple[str, str]] = ()) -> str:
-    """companions: (relative href, words) of the other reports of this run (latency, sweep)."""
+def sections(parts: list[Section], level: int) -> list[str]:
+    """Each section as a heading of that level, its table and its charts."""
+    return [x for s in parts for x in (f"<h{level}>{html.escape(s.heading)}</h{level}>", table(s.table), *s.charts)]
+
+
+def load_part(part: Part) -> list[str]:
+    """A latency or sweep measurement of the run: heading, method, link, its sections."""
+    e = html.escape
+    own = f'Its own report: <a href="{e(part.href)}">{e(part.href)}</a>.'
+    return [f"<h2>{e(part.heading)}</h2>", f"<p>{e(part.method)} {own}</p>", *sections(part.sections, 3)]
+
+
+def render(view: View, loads: list[Part] = ()) -> str:
+    """loads: the latency and sweep measurements written into this run's directory."""
     e = html.escape
     parts = [f"<h1>{e(title(view))}</h1>", "<h2>Machine</h2><ul>"]
     parts += [f"<li>{e(line)}</li>" for line in machine_lines(view)] + ["</ul>", "<h2>Method</h2>"]
@@ -89,9 +103,8 @@ def render(view: View, companions: list[tuple[str, str]] = ()) -> str:
         parts += ["<h2>Instructions per request</h2>", f"<p>{e(INSTRUCTIONS_WORDS)}</p>", table(counts)]
         links = ", ".join(f'<a href="{e(href)}">{e(label)}</a>' for label, href in instruction_profiles(view))
         parts += [f"<p>Top functions (callgrind_annotate): {links}.</p>"] if links else []
-    if companions:
-        items = "".join(f'<li><a href="{e(href)}">{e(words)}</a></li>' for href, words in companions)
-        parts += ["<h2>Latency and saturation</h2>", f"<ul>{items}</ul>"]
+    for part in loads:
+        parts += load_part(part)
     parts += ["<h2>Footprint</h2>", table(footprint_table(view)), svg.rss_chart(view)]
     parts += ["<h2>Conformance</h2>", table(conformance_table(view))]
     matrix = section_table(view)

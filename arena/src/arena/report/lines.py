@@ -17,6 +17,8 @@ LEFT, RIGHT, TOP, BOTTOM = 70, 150, 30, 40
 class Line:
     name: str
     points: list[tuple[float, float]]  # (x, y) in the chart's units; y > 0 on a log axis
+    mark: tuple[float, float] | None = None  # a point drawn circled on the line (a sweep's knee)
+    mark_note: str = ""  # the circle's tooltip
 
 
 def _scale(values: list[float], log: bool) -> tuple[float, float]:
@@ -78,6 +80,12 @@ def chart(
         colour = PALETTE[i % len(PALETTE)]
         pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in line.points if y is not None)
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{pts}"/>')
+        if line.mark is not None:
+            mx, my = px(line.mark[0]), py(line.mark[1])
+            out.append(
+                f'<circle class="mark" cx="{mx:.1f}" cy="{my:.1f}" r="6" fill="none" stroke="{colour}" '
+                f'stroke-width="2"><title>{e(line.name)}: {e(line.mark_note)}</title></circle>'
+            )
         ly = TOP + 14 + i * 16
         out.append(
             f'<line x1="{LEFT + pw + 12}" x2="{LEFT + pw + 30}" y1="{ly - 4}" y2="{ly - 4}" '

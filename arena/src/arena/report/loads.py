@@ -1,18 +1,24 @@
-"""The reports of `arena sweep` and `arena latency`: report.md (tables) and report.html
-(tables and line charts), beside their JSON, every string from the results escaped."""
+"""The results of `arena sweep` and `arena latency` as report sections: their own report.md
+(tables) and report.html (tables and line charts) beside their JSON, and the same sections
+in a bench run's report when they were written into its directory (`--run`). Every string
+from the results is escaped by the renderer (markdown.py, html.py)."""
 
 from __future__ import annotations
 
-import html
+import json
+from html import escape
 from pathlib import Path
 
-from . import lines
-from .html import page as html_page
-from .html import table as html_table
-from .markdown import table as md_table
-from .tables import Table
+from ..latency import Latency
+from ..sweep import Sweep
+from . import html, lines, markdown
+from .tables import Part, Section, Table
 
 PERCENTILES = ("p50", "p90", "p99", "p99.9", "p99.99", "max")
+LATENCY = "Latency at fixed rates (oha, open loop)"
+SWEEP = "Saturation: requests/s and p99 against concurrency"
+# file written by the command (beside its report.html), the heading, the key of its results
+KINDS = {"latency": ("latency.json", LATENCY, "results"), "sweep": ("sweep.json", SWEEP, "sweeps")}
 
 
 def _us(v: float | None) -> str:
@@ -21,20 +27,17 @@ def _us(v: float | None) -> str:
     return f"{v:,.0f} µs" if v < 10_000 else f"{v / 1000:,.1f} ms"
 
 
-def _write(out_dir: Path, title: str, intro: str, sections: list[tuple[str, Table, list[str]]]) -> tuple[Path, Path]:
-    """sections: (heading, table, svg charts)."""
-    md = [f"# {html.escape(title, quote=False)}", "", html.escape(intro, quote=False)]
-    page = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
-    for heading, tbl, charts in sections:
-        md += ["", f"## {html.escape(heading, quote=False)}", "", md_table(tbl)]
-        page += [f"<h2>{html.escape(heading)}</h2>", html_table(tbl), *charts]
+def _write(out_dir: Path, title: str, method: str, parts: list[Section]) -> tuple[Path, Path]:
+    md = [f"# {markdown.cell(title)}", "", markdown.cell(method), *markdown.sections(parts, 2)]
+    page = [f"<h1>{escape(title)}</h1>", f"<p>{escape(method)}</p>", *html.sections(parts, 2)]
     md_path, html_path = out_dir / "report.md", out_dir / "report.html"
     md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
-    html_path.write_text(html_page(title, page), encoding="utf-8")
+    html_path.write_text(html.page(title, page), encoding="utf-8")
     return md_path, html_path
 
 
-def sweep_report(sweeps: list, out_dir: Path, intro: str) -> tuple[Path, Path]:
+def sweep_sections(sweeps: list[Sweep]) -> list[Section]:
+    """The knee per entry with the two charts (each line's knee circled), then a table per entry."""
     summary = Table(["entry", "knee", "best requests/s", "at connections", "steps"], [], numeric={2, 3, 4})
     for s in sweeps:
         best = max(s.steps, key=lambda st: st.rps, default=None)
@@ -47,13 +50,19 @@ def sweep_report(sweeps: list, out_dir: Path, intro: str) -> tuple[Path, Path]:
                 str(len(s.steps)),
             ]
         )
-    sections = [("Knee per entry", summary, [])]
-    ticks = [(s.connections, str(s.connections)) for s in max(sweeps, key=lambda s: len(s.steps)).steps]
-    charts = (
-        [
+    charts = []
+    if any(s.steps for s in sweeps):
+        ticks = [(st.connections, str(st.connections)) for st in max(sweeps, key=lambda s: len(s.steps)).steps]
+
+        def line(s: Sweep, y) -> lines.Line:
+            knee = s.knee
+            mark = None if knee is None else (knee.connections, y(knee))
+            return lines.Line(s.entry, [(st.connections, y(st)) for st in s.steps], mark, s.knee_words())
+
+        charts = [
             lines.chart(
-                "requests/s against concurrency",
-                [lines.Line(s.entry, [(st.connections, st.rps) for st in s.steps]) for s in sweeps],
+                "requests/s against concurrency (○ the knee)",
+                [line(s, lambda st: st.rps) for s in sweeps],
                 ticks,
                 "requests/s",
                 "connections",
@@ -61,8 +70,8 @@ def sweep_report(sweeps: list, out_dir: Path, intro: str) -> tuple[Path, Path]:
                 y_unit=lambda v: f"{v / 1000:,.0f}k" if v >= 1000 else f"{v:,.0f}",
             ),
             lines.chart(
-                "p99 latency against concurrency",
-                [lines.Line(s.entry, [(st.connections, st.p99_us) for st in s.steps]) for s in sweeps],
+                "p99 latency against concurrency (○ the knee)",
+                [line(s, lambda st: st.p99_us) for s in sweeps],
                 ticks,
                 "p99 (µs, log)",
                 "connections",
@@ -71,25 +80,23 @@ def sweep_report(sweeps: list, out_dir: Path, intro: str) -> tuple[Path, Path]:
                 y_unit=_us,
             ),
         ]
-        if any(s.steps for s in sweeps)
-        else []
-    )
+    out = [Section("Knee per entry", summary, charts)]
     for s in sweeps:
         t = Table(["connections", "requests/s", "p50", "p99", "max", "socket errors"], [], numeric={0, 1, 2, 3, 4, 5})
         for st in s.steps:
             t.rows.append(
                 [str(st.connections), f"{st.rps:,.0f}", _us(st.p50_us), _us(st.p99_us), _us(st.max_us), str(st.errors)]
             )
-        sections.append((s.entry, t, []))
-    sections[0] = (sections[0][0], sections[0][1], charts)
-    return _write(out_dir, "renard arena: saturation sweep", intro, sections)
+        out.append(Section(s.entry, t))
+    return out
 
 
-def latency_report(results: list, out_dir: Path, intro: str) -> tuple[Path, Path]:
+def latency_sections(results: list[Latency]) -> list[Section]:
+    """Where each entry's p99 passes 1 and 10 ms, then per entry its points and its curves."""
     summary = Table(
         ["entry", "capacity requests/s", "p99 passes 1 ms at", "p99 passes 10 ms at"], [], numeric={1, 2, 3}
     )
-    sections = [("Where p99 passes 1 ms and 10 ms", summary, [])]
+    out = [Section("Where p99 passes 1 ms and 10 ms", summary)]
     for r in results:
         summary.rows.append([r.entry, f"{r.capacity:,.0f}", r.passes_words(1_000), r.passes_words(10_000)])
         t = Table(["rate", "achieved requests/s", *PERCENTILES, "non-302"], [], numeric=set(range(1, 9)))
@@ -102,22 +109,56 @@ def latency_report(results: list, out_dir: Path, intro: str) -> tuple[Path, Path
                     str(p.failed),
                 ]
             )
-        chart = (
-            lines.chart(
-                f"{r.entry}: latency by percentile at a fixed rate",
-                [lines.Line(f"{p.share:.0%} of capacity", p.curve()) for p in r.points],
-                [
-                    (1 / (1 - q), label)
-                    for q, label in ((0.5, "50%"), (0.9, "90%"), (0.99, "99%"), (0.999, "99.9%"), (0.9999, "99.99%"))
-                ],
-                "latency (log)",
-                "percentile",
-                x_log=True,
-                y_log=True,
-                y_unit=_us,
-            )
-            if r.points
-            else ""
+        chart = lines.chart(
+            f"{r.entry}: latency by percentile at a fixed rate",
+            [lines.Line(f"{p.share:.0%} of capacity", p.curve()) for p in r.points],
+            [
+                (1 / (1 - q), label)
+                for q, label in ((0.5, "50%"), (0.9, "90%"), (0.99, "99%"), (0.999, "99.9%"), (0.9999, "99.99%"))
+            ],
+            "latency (log)",
+            "percentile",
+            x_log=True,
+            y_log=True,
+            y_unit=_us,
         )
-        sections.append((r.entry, t, [chart]))
-    return _write(out_dir, "renard arena: latency at fixed rates", intro, sections)
+        out.append(Section(r.entry, t, [chart] if r.points else []))
+    return out
+
+
+def sweep_report(sweeps: list[Sweep], out_dir: Path, method: str) -> tuple[Path, Path]:
+    return _write(out_dir, "renard arena: saturation sweep", method, sweep_sections(sweeps))
+
+
+def latency_report(results: list[Latency], out_dir: Path, method: str) -> tuple[Path, Path]:
+    return _write(out_dir, "renard arena: latency at fixed rates", method, latency_sections(results))
+
+
+def write_json(out_dir: Path, kind: str, method: str, seconds: int, results: list) -> Path:
+    """out_dir/<kind>.json: the command's results, with its method in words for the run's report."""
+    name, _, key = KINDS[kind]
+    path = out_dir / name
+    path.write_text(json.dumps({"seconds": seconds, "method": method, key: [r.to_json() for r in results]}, indent=1))
+    return path
+
+
+def parts(run_dir: Path) -> list[Part]:
+    """The latency and sweep results written into a run's directory, as its report includes
+    them; a file that cannot be read is said in its part's method, never skipped silently."""
+    out = []
+    for kind, (name, heading, key) in KINDS.items():
+        path = run_dir / kind / name
+        if not path.is_file():
+            continue
+        href = f"{kind}/report.html"
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if kind == "latency":
+                found = latency_sections([Latency.load(d) for d in doc[key]])
+            else:
+                found = sweep_sections([Sweep.load(d) for d in doc[key]])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            out.append(Part(heading, f"{kind}/{name} could not be read ({type(err).__name__}: {err}).", href, []))
+            continue
+        out.append(Part(heading, str(doc.get("method", "")), href, found))
+    return out

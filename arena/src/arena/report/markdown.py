@@ -6,6 +6,8 @@ import html
 
 from .tables import (
     INSTRUCTIONS_WORDS,
+    Part,
+    Section,
     Table,
     conformance_table,
     entries_table,
@@ -23,14 +25,15 @@ from .tables import (
 from .view import View
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
+    """Plain text escaped for Markdown: markup and table pipes."""
     return html.escape(text, quote=False).replace("|", "\\|")
 
 
 def table(t: Table) -> str:
     align = ["---:" if i in t.numeric else "---" for i in range(len(t.headers))]
     lines = [t.headers, align, *t.rows]
-    return "\n".join("| " + " | ".join(_cell(c) if n != 1 else c for c in line) + " |" for n, line in enumerate(lines))
+    return "\n".join("| " + " | ".join(cell(c) if n != 1 else c for c in line) + " |" for n, line in enumerate(lines))
 
 
 def _sections(view: View) -> list[str]:
@@ -41,34 +44,46 @@ def _sections(view: View) -> list[str]:
     out = ["", "### By section of the spec", "", f"Each cell: pass · allowed alternative · fail. Rules: {links}.", ""]
     out.append(table(matrix))
     for entry, failures in failing_cases(view):
-        out += ["", f"<details><summary>{_cell(entry)}: {len(failures)} failing cases</summary>", ""]
-        out += [f"- {_cell(f['section'])} `{_cell(f['name'])}`: {_cell(f['detail'])}" for f in failures]
+        out += ["", f"<details><summary>{cell(entry)}: {len(failures)} failing cases</summary>", ""]
+        out += [f"- {cell(f['section'])} `{cell(f['name'])}`: {cell(f['detail'])}" for f in failures]
         out += ["", "</details>"]
     return out
 
 
-def render(view: View, companions: list[tuple[str, str]] = ()) -> str:
-    """companions: (relative href, words) of the other reports of this run (latency, sweep)."""
-    out = [f"# {_cell(title(view))}", "", "## Machine", ""]
-    out += [f"- {_cell(line)}" for line in machine_lines(view)]
-    out += ["", "## Method", ""] + [f"- {_cell(line)}" for line in method_lines(view)]
-    out += ["", "## Warnings", ""] + ([f"- {_cell(w)}" for w in view.warnings] or ["None."])
+def sections(parts: list[Section], level: int) -> list[str]:
+    """Each section as a heading of that level and its table (charts are HTML's alone)."""
+    out = []
+    for s in parts:
+        out += ["", f"{'#' * level} {cell(s.heading)}", "", table(s.table)]
+    return out
+
+
+def load_part(part: Part) -> list[str]:
+    """A latency or sweep measurement of the run: heading, method, link, its sections."""
+    own = f"Its own report, with the charts: [{cell(part.href)}]({part.href})."
+    return ["", f"## {cell(part.heading)}", "", " ".join(x for x in (cell(part.method), own) if x)] + sections(
+        part.sections, 3
+    )
+
+
+def render(view: View, loads: list[Part] = ()) -> str:
+    """loads: the latency and sweep measurements written into this run's directory."""
+    out = [f"# {cell(title(view))}", "", "## Machine", ""]
+    out += [f"- {cell(line)}" for line in machine_lines(view)]
+    out += ["", "## Method", ""] + [f"- {cell(line)}" for line in method_lines(view)]
+    out += ["", "## Warnings", ""] + ([f"- {cell(w)}" for w in view.warnings] or ["None."])
     for mv in view.modes:
-        out += ["", f"## Requests per second: {_cell(mv.mode.name)} ({_cell(mv.mode.words)})", ""]
+        out += ["", f"## Requests per second: {cell(mv.mode.name)} ({cell(mv.mode.words)})", ""]
         if mv.reference_problem:
-            out += [f"Note: {_cell(mv.reference_problem)}.", ""]
+            out += [f"Note: {cell(mv.reference_problem)}.", ""]
         out.append(table(mode_table(view, mv)))
     counts = instructions_table(view)
     if counts is not None:
-        out += ["", "## Instructions per request", "", _cell(INSTRUCTIONS_WORDS), "", table(counts)]
-        links = ", ".join(f"[{_cell(label)}]({href})" for label, href in instruction_profiles(view))
+        out += ["", "## Instructions per request", "", cell(INSTRUCTIONS_WORDS), "", table(counts)]
+        links = ", ".join(f"[{cell(label)}]({href})" for label, href in instruction_profiles(view))
         out += ["", f"Top functions (callgrind_annotate): {links}."] if links else []
-    if companions:
-        out += ["", "## Latency and saturation", ""]
-        out += [
-            f"- [{_cell(words)}]({href}); its figures are in `{href.split('/')[0]}.json` beside it"
-            for href, words in companions
-        ]
+    for part in loads:
+        out += load_part(part)
     out += ["", "## Footprint", "", table(footprint_table(view))]
     out += ["", "## Conformance", "", table(conformance_table(view))]
     out += _sections(view)

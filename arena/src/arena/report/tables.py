@@ -21,6 +21,27 @@ class Table:
     muted: set[int] = field(default_factory=set)  # row indices shown greyed (no figures)
 
 
+@dataclass
+class Section:
+    """A heading, its table, and the charts (SVG, drawn in HTML only) that follow it."""
+
+    heading: str
+    table: Table
+    charts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Part:
+    """A load measurement written into a run's directory (`arena latency --run`, `arena sweep
+    --run`), as the run's report includes it: its sections under one heading, with its
+    method and a link to its own report."""
+
+    heading: str
+    method: str  # how it was measured, in words ("" when its JSON did not record it)
+    href: str  # its own report, relative to the run directory
+    sections: list[Section]
+
+
 def mode_table(view: View, mv: ModeView) -> Table:
     """The ranked table of one mode."""
     table = Table(fmt.headings(view.reference), [], numeric={i for i, c in enumerate(fmt.COLUMNS) if c[1]}, wrap={5})
