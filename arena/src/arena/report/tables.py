@@ -181,8 +181,10 @@ def method_lines(view: View) -> list[str]:
         lines.append(
             f"Capped modes run the server in a cgroup limited to {c.cpu_quota:.0%} of its core, so that "
             "wrk has more CPU than the server; an entry whose CPU per request rises by more than "
-            "15% under the cap is ranked by its dedicated-core efficiency × the quota instead "
-            '("the cap distorts this entry"). Each row says which figure its rank rests on.'
+            "15% under the cap, beyond the noise (the min–max ranges apart), is ranked by its "
+            'dedicated-core efficiency × the quota instead ("the cap distorts this entry"); a rise the '
+            'repetitions cannot confirm is said ("may distort") and ranked by its capped requests/s. '
+            "Each row says which figure its rank rests on."
         )
     if view.run.floor:
         lines.append(

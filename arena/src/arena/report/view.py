@@ -10,7 +10,10 @@ What a rank rests on (issue 8, "rank servers, not wrk"):
 - a capped mode: the capped requests/s, unless the cap distorts the entry (its CPU per
   request rises by more than CAP_DISTORTION over its dedicated-core figure, and the two
   min–max ranges do not overlap, so that noise alone never flags it): then its
-  dedicated-core efficiency times the quota, the rate it would reach with that much CPU;
+  dedicated-core efficiency times the quota, the rate it would reach with that much CPU.
+  A median rise beyond CAP_DISTORTION that the repetitions cannot tell from noise (the
+  ranges overlap, or a side has one repetition, as in --quick) is not hidden: the row
+  keeps its capped requests/s, its basis and a warning say the cap may distort it;
 - a run where no cgroup could be made: efficiency (requests per server CPU-second), in
   every mode.
 """
@@ -42,6 +45,7 @@ class Row:
     basis: str = ""  # what the rank rests on, in words
     rank_value: float | None = None  # the figure ranked by (requests/s or requests per CPU-second)
     cap_cost: Ratio | None = None  # capped CPU per request ÷ dedicated-core CPU per request
+    cap_dedicated_reps: int = 0  # repetitions of the dedicated-core figure cap_cost divides by
     instructions: InstructionCount | None = None  # callgrind's count for this mode's load (native entries)
     instructions_of_floor: float | None = None  # ÷ the floor's count in the same mode
 
@@ -57,6 +61,17 @@ class Row:
         """The cap raised this entry's CPU per request by more than CAP_DISTORTION, beyond
         the noise (the two min–max ranges do not overlap)."""
         return self.cap_cost is not None and self.cap_cost.median_ratio > CAP_DISTORTION and self.cap_cost.significant
+
+    @property
+    def maybe_distorted(self) -> bool:
+        """The median CPU per request rose by more than CAP_DISTORTION under the cap, but the
+        repetitions cannot tell it from noise: said, not acted on."""
+        return self.cap_cost is not None and self.cap_cost.median_ratio > CAP_DISTORTION and not self.distorted
+
+    def unconfirmed_words(self) -> str:
+        """Why a rise beyond CAP_DISTORTION is not confirmed (maybe_distorted)."""
+        reps = min(len(self.series["cpu_us_per_req"]), self.cap_dedicated_reps)
+        return "one repetition cannot tell it from noise" if reps < 2 else "the min–max ranges overlap"
 
     @property
     def client_bound(self) -> int:
@@ -130,11 +145,18 @@ def _rank_basis(row: Row, view: View, mode: Mode) -> None:
         row.rank_value, row.basis = row.median("rps"), "capped requests/s (no dedicated-core figure to compare)" + bound
         return
     row.cap_cost = ratio(row.series["cpu_us_per_req"], dedicated_cpu)
+    row.cap_dedicated_reps = len(dedicated_cpu)
     if row.distorted:
         row.rank_value = config.cpu_quota * 1e6 / median(dedicated_cpu)
         row.basis = (
             f"efficiency × {config.cpu_quota:g} core: the cap distorts this entry "
             f"(CPU per request {row.cap_cost.median_ratio:.2f}× its dedicated-core figure)"
+        )
+    elif row.maybe_distorted:
+        row.rank_value = row.median("rps")
+        row.basis = (
+            f"capped requests/s{bound}; the cap may distort this entry (CPU per request "
+            f"{row.cap_cost.median_ratio:.2f}× its dedicated-core figure, not confirmed: {row.unconfirmed_words()})"
         )
     else:
         row.rank_value, row.basis = row.median("rps"), "capped requests/s" + bound
@@ -212,6 +234,12 @@ def _series_warnings(view: View, mv: ModeView, row: Row) -> list[str]:
         out.append(
             f"the cap distorts {name} in mode {mode}: {fmt_ratio(row.cap_cost)} its dedicated-core CPU per "
             "request; ranked by its efficiency instead of its capped requests/s"
+        )
+    if row.maybe_distorted and not row.entry.is_floor:
+        out.append(
+            f"the cap may distort {name} in mode {mode}: {fmt_ratio(row.cap_cost)} its dedicated-core CPU per "
+            f"request, more than {CAP_DISTORTION - 1:.0%} in the median, but {row.unconfirmed_words()}; "
+            "ranked by its capped requests/s (repetitions whose ranges separate would confirm it)"
         )
     if row.ratio is not None and not row.is_reference and not row.ratio.significant:
         ref = view.groups[(reference, mode)]
