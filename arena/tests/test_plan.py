@@ -1,4 +1,5 @@
-"""The bench states its plan; the defaults keep the contest under 30 minutes, --quick under 5."""
+"""The bench states its plan; the defaults keep the contest under 30 minutes, --quick under 5 (plus the
+JIT entries' own warm-ups: a figure measured cold is wrong, not short)."""
 
 from pathlib import Path
 
@@ -34,8 +35,11 @@ def test_the_whole_contest_fits_in_30_minutes_with_the_defaults():
     assert estimate.total_s < 30 * 60
 
 
-def test_quick_fits_in_5_minutes():
-    assert plan.estimate(contest(), config(quick=True)).total_s < 5 * 60
+def test_quick_fits_in_5_minutes_plus_the_jit_entries_own_warm_ups():
+    cfg = config(quick=True)
+    own = sum((e.warmup_s - cfg.warmup_s) * len(cfg.modes) for e in contest() if e.warmup_s > cfg.warmup_s)
+    assert 0 < own < 2.5 * 60  # java-seed's 10 s and spring-boot's 15 s in each of 5 modes
+    assert plan.estimate(contest(), cfg).total_s - own < 5 * 60
 
 
 def test_the_plan_names_entries_modes_repetitions_seconds_and_duration():
