@@ -7,7 +7,11 @@ changes meaning or type, and keep reading the older versions):
   capped modes ran under, null: not capped) and config.cap_problem (why they could not
   run); samples of the modes keepalive-capped and close-capped; entry kind "floor";
   entries[].instructions (native entries: callgrind's instructions per request per mode,
-  [{mode, requests, per_request, ir_small, ir_large, annotation?}]).
+  [{mode, requests, per_request, ir_small, ir_large, annotation?}]); entries[].warmup_s
+  (the entry's own warm-up in seconds, entry.toml `warmup_s`, when it has one).
+Beside run.json, `arena latency --run` and `arena sweep --run` write latency/latency.json
+and sweep/sweep.json ({seconds, method, results | sweeps}; `method` added later), which the
+run's report includes.
 """
 
 from __future__ import annotations
