@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup build test lint test-entries test-spec test-arena test-deploy verify check soak bench bench-quick latency report run demo fuzz clean
+.PHONY: all deps setup build test lint test-entries test-spec test-arena test-slow test-deploy verify check soak bench bench-quick latency report run demo fuzz clean
 
 all: build
 
@@ -55,7 +55,11 @@ test-spec: setup $(RENARD)
 	$(ARENA) verify --full
 
 test-arena: setup
-	$(PYTEST) -q arena/tests
+	$(PYTEST) -q -m "not slow" arena/tests
+
+## test-slow: the arena's minutes-long tests (arena check rust end to end), left out of make test
+test-slow: setup $(RENARD)
+	$(PYTEST) -q -m slow arena/tests
 
 # nginx and systemd accept deploy/; then the real path: nginx in front of renard, scale-out,
 # the container's constraints without an engine, the Kubernetes manifests.

@@ -112,9 +112,11 @@ def test_a_peer_skeleton_needs_the_core_route_only(repo):
     assert items["core route"].startswith("✗")
 
 
+@pytest.mark.slow
 def test_check_rust_passes_every_item():
     """The flagship is ready. Slow: the whole suite (about 2 min), cargo test and a 1 s bench;
-    about 3 min on the shared 2-core machine. It runs in `make test`."""
+    about 3 min on the shared 2-core machine. `make test-slow` runs it: `make test` already runs
+    the suite and cargo test on the flagship, and the floor's and lua's checks below."""
     if not (REPO / "servers" / "rust" / "bin" / "renard").exists():
         pytest.skip("the flagship is not built (make build)")
     p = arena("check", "rust", timeout=900)
