@@ -294,16 +294,9 @@ impl<S: Socket> Conn<S> {
                         // from its prerendered bytes, without a copy into the batch.
                         Some(whole) if s.out.is_empty() && at == input.len() && self.unsent.is_empty() => {
                             s.counters.add(metrics::REDIRECT);
-                            match write_some(&mut self.stream, whole) {
-                                Ok(n) => {
-                                    if n > 0 {
-                                        self.last_progress = s.now;
-                                    }
-                                    self.unsent.extend_from_slice(&whole[n..]);
-                                }
-                                // The socket failed: the batch's write fails the same way
-                                // and closes the connection.
-                                Err(_) => s.out.extend_from_slice(whole),
+                            if self.send(whole, s.now).is_err() {
+                                // The batch's write fails the same way and closes the connection.
+                                s.out.extend_from_slice(whole);
                             }
                         }
                         Some(whole) => {
@@ -342,17 +335,9 @@ impl<S: Socket> Conn<S> {
     fn flush(&mut self, s: &mut Scratch) -> Next {
         if !s.out.is_empty() {
             if self.unsent.is_empty() {
-                match write_some(&mut self.stream, &s.out) {
-                    Ok(n) => {
-                        if n > 0 {
-                            self.last_progress = s.now;
-                        }
-                        self.unsent.extend_from_slice(&s.out[n..]);
-                    }
-                    Err(_) => {
-                        s.out.clear();
-                        return Next::Close;
-                    }
+                if self.send(&s.out, s.now).is_err() {
+                    s.out.clear();
+                    return Next::Close;
                 }
             } else {
                 self.unsent.extend_from_slice(&s.out);
@@ -383,6 +368,18 @@ impl<S: Socket> Conn<S> {
             return self.linger(s);
         }
         Next::Keep
+    }
+
+    /// Write `bytes` (nothing being unsent before them) as far as the socket takes them now;
+    /// the rest waits in `unsent`. Err when the socket failed.
+    #[inline(always)]
+    fn send(&mut self, bytes: &[u8], now: Moment) -> std::io::Result<()> {
+        let n = write_some(&mut self.stream, bytes)?;
+        if n > 0 {
+            self.last_progress = now;
+        }
+        self.unsent.extend_from_slice(&bytes[n..]);
+        Ok(())
     }
 
     /// Discard input after the write side is shut, until EOF, [`LINGER_BYTES`], or an
