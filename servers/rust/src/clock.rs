@@ -68,7 +68,7 @@ impl Add<Duration> for Moment {
     /// Later by `d`; saturates at the end of time rather than wrapping.
     #[inline]
     fn add(self, d: Duration) -> Moment {
-        Moment(self.0.saturating_add(nanos(d)))
+        self + Span::from(d)
     }
 }
 
