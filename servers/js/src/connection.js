@@ -52,6 +52,8 @@ export class Hub {
     this.random = new RandomDraws();
     /** @type {ReturnType<typeof setTimeout>[]} */
     this.drainTimers = [];
+    /** The transport that the last accept() evicted to make room, or null. */
+    this.lastEvicted = null;
   }
 
   /**
@@ -62,11 +64,13 @@ export class Hub {
    * @returns {Connection | null}
    */
   accept(transport) {
+    this.lastEvicted = null;
     if (this.shuttingDown) return null;
     if (this.connections.size >= this.config.maxConnections) {
       const victim = this.evictionCandidate();
       if (victim === null) return null;
       victim.destroy();
+      this.lastEvicted = victim.transport;
     }
     const connection = new Connection(this, transport, this.clock());
     this.connections.add(connection);

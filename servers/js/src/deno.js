@@ -134,7 +134,6 @@ class DenoTransport {
   destroy() {
     if (this.closed) return;
     this.closed = true;
-    lastDestroyed = this;
     try {
       this.conn.close();
     } catch {
@@ -178,9 +177,6 @@ class DenoTransport {
     }
   }
 }
-
-/** The transport destroyed last: hub.accept() sets it when it evicts one at the cap. */
-let lastDestroyed = /** @type {DenoTransport | null} */ (null);
 
 let listener;
 try {
@@ -260,9 +256,8 @@ for (;;) {
     continue;
   }
   const transport = new DenoTransport(conn);
-  lastDestroyed = null;
   const connection = hub.accept(transport);
-  const evicted = lastDestroyed;
+  const evicted = /** @type {DenoTransport | null} */ (hub.lastEvicted);
   if (connection === null) {
     transport.closed = true;
     conn.close();
