@@ -43,7 +43,7 @@ constexpr std::size_t kBufferSize = 2048;
 constexpr std::size_t kPoolKeep = 32;
 // Near the cap (open + kCapMargin >= cap), single-shot accepts, this many in flight.
 constexpr std::uint32_t kCapMargin = 64;
-constexpr unsigned kAcceptsNearCap = 4;
+constexpr unsigned kAcceptsNearCap = 2;
 // At the cap, candidates whose sockets are read before one is chosen.
 constexpr std::size_t kVictimReads = 8;
 // Reads of one socket by read_held, kBufferSize each: more than the longest head (§5).
