@@ -6,18 +6,20 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup build test lint test-entries test-spec test-arena test-slow test-deploy verify check soak bench bench-quick latency report run demo fuzz clean
+.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-deploy verify check soak bench bench-quick latency report run demo fuzz clean
 
 all: build
 
 deps:
 	@scripts/deps test
 
-setup: $(VENV)/.installed
+# setup: every entry's packages and the virtualenv; venv: the virtualenv with the harness's only.
+setup: deps $(VENV)/.installed
+venv: $(VENV)/.installed
 
 # The conformance runner (spec/runner, package renard_conformance) with the arena: the arena imports it.
 $(VENV)/.installed: arena/pyproject.toml spec/runner/pyproject.toml servers/python/pyproject.toml deploy/requirements.txt
-	@scripts/deps test
+	@scripts/deps harness
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e './spec/runner[test]' -e './arena[test]'
@@ -37,11 +39,17 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 ## `make bench`: a peer that differs from the spec never fails a command, so it is not a test.)
 test: deps setup lint test-entries test-spec test-arena test-deploy
 
-## lint: ruff (lint + format, configured in each pyproject.toml) for the Python wings; rustfmt and clippy for the flagship
-lint: setup
+## lint: ruff (lint + format, configured in each pyproject.toml) for the Python wings; rustfmt and clippy for the
+## flagship; actionlint for the CI workflows (.github/workflows)
+lint: venv $(VENV)/bin/actionlint
 	$(VENV)/bin/ruff check arena spec/runner deploy deploy/demo/run
 	$(VENV)/bin/ruff format --check arena spec/runner deploy deploy/demo/run
 	cd servers/rust && cargo fmt --check && cargo clippy --all-targets --locked -- -D warnings
+	$(VENV)/bin/actionlint .github/workflows/*.yml
+
+# actionlint from the Go module proxy (its PyPI wrapper downloads the binary from GitHub at install).
+$(VENV)/bin/actionlint: | $(VENV)/.installed
+	GOBIN=$(abspath $(VENV)/bin) go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
 # Each entry's own tests, as its entry.toml `test` declares them (cargo test, go test, ...).
 # The flagship is built first: the suite compares every renard with it, octet for octet.
@@ -70,9 +78,11 @@ test-deploy: setup $(RENARD)
 verify: build
 	$(ARENA) verify
 
-## check: everything an entry must pass before it is ranked, as a checklist (make check NAME=c)
-check: setup
+## check: everything an entry must pass before it is ranked, as a checklist (make check NAME=c);
+## installs only the harness's packages and the named entry's (scripts/deps entry NAME)
+check: venv
 	@[ -n "$(NAME)" ] || { echo "make check: NAME: give the entry, e.g. make check NAME=c" >&2; exit 2; }
+	@scripts/deps entry $(NAME)
 	$(ARENA) check $(NAME)
 
 ## soak: the long robustness runs on every `ours` entry (10 min of wrk, 20 s of slowloris at the cap)
