@@ -58,12 +58,20 @@ def test_good_manifest_loads_every_key(tmp_path):
 
 def test_optional_keys_default_to_nothing_and_load_when_given(tmp_path):
     (plain,) = load_manifest(write(tmp_path / "plain", GOOD))
-    assert (plain.command, plain.test, plain.apt, plain.runtime, plain.warmup_s) == ("./out.bin", [], [], [], 0)
+    assert (plain.command, plain.test, plain.apt, plain.install, plain.runtime, plain.warmup_s) == (
+        "./out.bin",
+        [],
+        [],
+        [],
+        [],
+        0,
+    )
     extra = GOOD.replace(
-        'version = "echo demo 1.0"', 'version = "v"\ntest = ["make check"]\napt = ["libfoo-dev"]\nwarmup_s = 12'
+        'version = "echo demo 1.0"',
+        'version = "v"\ntest = ["make check"]\napt = ["libfoo-dev"]\ninstall = ["npm install"]\nwarmup_s = 12',
     )
     (e,) = load_manifest(write(tmp_path / "extra", extra))
-    assert (e.test, e.apt, e.warmup_s) == (["make check"], ["libfoo-dev"], 12)
+    assert (e.test, e.apt, e.install, e.warmup_s) == (["make check"], ["libfoo-dev"], ["npm install"], 12)
 
 
 def test_a_peer_needs_no_command(tmp_path):
@@ -90,6 +98,7 @@ def test_two_entries_share_a_folder_and_build(tmp_path):
         ('kind = "ours"', 'kind = "mine"', "entry[0].kind"),  # bad kind
         ('command = "./out.bin"\n', "", "entry[0].command"),  # ours names its program
         ('version = "echo demo 1.0"', 'version = "x"\ntest = "make check"', "entry[0].test"),  # not a list
+        ('version = "echo demo 1.0"', 'version = "x"\ninstall = "npm i"', "entry[0].install"),  # not a list
         ('version = "echo demo 1.0"', 'version = "v"\nready = "soon"', "entry[0].ready"),  # bad ready
         ("--threads {threads}", "--threads {cores}", "entry[0].run"),  # unknown placeholder
         ('description = "a demo entry"', 'description = ""', "entry[0].description"),  # empty string

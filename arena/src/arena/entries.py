@@ -46,6 +46,7 @@ SCHEMA: dict[str, tuple[bool, tuple]] = {
     "command": (False, _STR),
     "test": (False, _STR_LIST),
     "apt": (False, _STR_LIST),
+    "install": (False, _STR_LIST),
     "runtime": (False, _STR_LIST),
     "native": (False, (lambda v: isinstance(v, bool), "true or false")),
     "warmup_s": (False, _WARMUP),
@@ -78,6 +79,8 @@ class Entry:
     command: str | None = None  # the program alone, taking every flag of SPEC §1 (cwd = folder)
     test: list[str] = field(default_factory=list)  # the entry's own tests: shell commands, cwd = folder
     apt: list[str] = field(default_factory=list)  # Debian packages its build, run and tests need
+    # Commands (cwd = folder) that install a toolchain Debian lacks, run by scripts/deps after apt.
+    install: list[str] = field(default_factory=list)
     runtime: list[str] = field(default_factory=list)  # what must be installed to run it beside the artifacts
     native: bool = False  # machine code: its instructions per request are counted under callgrind
     # Seconds of load before any measurement, at least: the time its throughput takes to
@@ -174,6 +177,7 @@ def load_manifest(path: Path) -> list[Entry]:
                 command=t.get("command"),
                 test=t.get("test", []),
                 apt=t.get("apt", []),
+                install=t.get("install", []),
                 runtime=t.get("runtime", []),
                 native=t.get("native", False),
                 warmup_s=t.get("warmup_s", 0),
