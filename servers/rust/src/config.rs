@@ -42,37 +42,73 @@ pub enum Command {
     Serve(Config),
     /// Print [`USAGE`] to stdout, exit 0.
     Help,
-    /// Print `renard VERSION`, exit 0.
+    /// Print [`VERSION`], exit 0.
     Version,
     /// Send one `GET path` to `addr`, exit 0 on a 200 (SPEC §8, `--check`).
     Check { addr: SocketAddr, path: Vec<u8> },
 }
 
-/// The `--help` text.
+/// The `--version` line: the crate's version and the commit it was built from (12 hex
+/// digits, or `unknown` outside git; `build.rs`).
+pub const VERSION: &str = concat!("renard ", env!("CARGO_PKG_VERSION"), " (commit ", env!("RENARD_COMMIT"), ")");
+
+/// The `--help` text (help2man makes the man page from it: a `Usage:` line, then option
+/// lines starting with `-`, each with its variable and default).
 pub const USAGE: &str = "\
-usage: renard [--flag VALUE | --flag=VALUE]...
+Usage: renard [OPTION]...
+  or:  renard --check URL
+Answer GET / with a 302 redirect to one of N avatar images: the --location
+template with {n} replaced by k, drawn uniformly from 1..N, or for /?seed=S
+the same k for the same S (FNV-1a-64 of S, mod N, plus 1).
 
-Answers GET / with a 302 redirect to TEMPLATE with {n} replaced by k in 1..N
-(uniform, or FNV-1a-64 of ?seed=S mod N + 1).
+Each option is written --name VALUE or --name=VALUE, and may be set instead by
+the environment variable named with it: the option wins over the variable, and
+an empty variable is unset.
 
-  --listen HOST:PORT       RENARD_LISTEN           default 127.0.0.1:8080 (IPv6: [ADDR]:PORT)
-  --count N                RENARD_COUNT            default 21 (1 to 1000000)
-  --location TEMPLATE      RENARD_LOCATION         default https://avatar.example.org/Renard-{n}.png
-  --threads N              RENARD_THREADS          default: CPUs available (1 to 1024)
-  --header-timeout S       RENARD_HEADER_TIMEOUT   default 10 (seconds, > 0, <= 86400)
-  --idle-timeout S         RENARD_IDLE_TIMEOUT     default 60 (seconds, > 0, <= 86400)
-  --max-connections N      RENARD_MAX_CONNECTIONS  default 10000 (1 to 1000000)
-  --drain-timeout S        RENARD_DRAIN_TIMEOUT    default 1 (seconds, >= 0, <= 86400)
-  --metrics                RENARD_METRICS          answer GET /metrics (variable: 1 on, 0 off)
-  --count-from DIR         RENARD_COUNT_FROM       N = images in DIR named as the template's
-                                                   last segment, k = 1, 2, ... (not with --count)
-  --config FILE            RENARD_CONFIG           RENARD_COUNT, RENARD_LOCATION and
-                                                   RENARD_COUNT_FROM lines (NAME=VALUE)
-  --check URL                                      GET http://HOST:PORT/PATH, exit 0 on 200
-  --help                   print this text
-  --version                print the version
+Options:
+      --listen ADDR          where to listen: A.B.C.D:PORT or [IPv6]:PORT
+                             (PORT 0: any free port); variable RENARD_LISTEN,
+                             default 127.0.0.1:8080
+      --count N              N, the number of images, 1 to 1000000; variable
+                             RENARD_COUNT, default 21
+      --location TEMPLATE    the redirect's target, visible ASCII with {n}, at
+                             most 2048 octets; variable RENARD_LOCATION,
+                             default https://avatar.example.org/Renard-{n}.png
+      --count-from DIR       N = how many of the images named by the template's
+                             last path segment, {n} = 1, 2, ..., are in DIR, up
+                             to the first missing one (instead of --count);
+                             variable RENARD_COUNT_FROM, default none
+      --config FILE          a file of RENARD_COUNT=, RENARD_LOCATION= and
+                             RENARD_COUNT_FROM= lines, stronger than the
+                             variables, weaker than the options; variable
+                             RENARD_CONFIG, default none
+      --threads N            event-loop threads, 1 to 1024; variable
+                             RENARD_THREADS, default the CPUs available
+      --header-timeout S     seconds to receive a request head, > 0, at most
+                             86400; variable RENARD_HEADER_TIMEOUT, default 10
+      --idle-timeout S       seconds an idle or stalled connection is kept, > 0,
+                             at most 86400; variable RENARD_IDLE_TIMEOUT,
+                             default 60
+      --max-connections N    open connections, 1 to 1000000 (at the cap the
+                             least useful one is closed for a newcomer);
+                             variable RENARD_MAX_CONNECTIONS, default 10000
+      --drain-timeout S      seconds of serving after SIGTERM, 0 to 86400;
+                             variable RENARD_DRAIN_TIMEOUT, default 1
+      --metrics              answer GET /metrics in the Prometheus text format;
+                             variable RENARD_METRICS (1 on, 0 off), default off
+      --check URL            send GET for http://HOST:PORT/PATH (numeric host),
+                             exit 0 on a 200, else 1; reads no other option
+  -h, --help                 print this help and exit
+  -V, --version              print the version and the commit, and exit
 
-SIGHUP reads --config again and recounts --count-from (N and the template only).
+Signals:
+  SIGHUP    read --config again and recount --count-from (N and the template
+            only; the other settings need a restart)
+  SIGTERM   stop accepting, serve what is open with Connection: close for the
+            drain time, then exit 0 (SIGINT too)
+
+Exit status: 0 after SIGTERM or SIGINT, 1 when a resource cannot be had (the
+listen address cannot be bound), 2 on a bad option or variable.
 ";
 
 /// The flags, with their variables (`--check` has none, `--metrics` takes no value).
@@ -121,10 +157,10 @@ pub fn parse(
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let bytes = arg.as_bytes();
-        if bytes == b"--help" {
+        if bytes == b"--help" || bytes == b"-h" {
             return Ok(Command::Help);
         }
-        if bytes == b"--version" {
+        if bytes == b"--version" || bytes == b"-V" {
             return Ok(Command::Version);
         }
         if !bytes.starts_with(b"--") {
@@ -538,6 +574,55 @@ mod tests {
     #[test]
     fn version_is_recognised() {
         assert_eq!(run(&["--version"], &[]), Ok(Command::Version))
+    }
+    #[test]
+    fn short_help_and_version_are_recognised_before_bad_flags() {
+        assert_eq!(run(&["-h", "--count", "0"], &[]), Ok(Command::Help));
+        assert_eq!(run(&["--bogus=1", "-V"], &[]).unwrap_err(), "renard: --bogus: unknown flag (see --help)");
+        assert_eq!(run(&["-V"], &[("RENARD_COUNT", "0")]), Ok(Command::Version));
+    }
+    #[test]
+    fn other_short_options_are_refused() {
+        assert!(error(&["-v"], &[]).starts_with("renard: \"-v\": unexpected argument"))
+    }
+    #[test]
+    fn help_names_every_flag_with_its_variable_and_default() {
+        for (flag, variable) in FLAGS {
+            let line = USAGE.lines().position(|l| l.trim_start().split(' ').next() == Some(flag));
+            let line = line.unwrap_or_else(|| panic!("{flag} is not in the help"));
+            // The option's own lines: to the next option line or the end of the list.
+            let text: String = USAGE
+                .lines()
+                .skip(line)
+                .take_while(|l| !l.is_empty())
+                .enumerate()
+                .take_while(|(i, l)| *i == 0 || !l.trim_start().starts_with('-'))
+                .flat_map(|(_, l)| l.split_whitespace())
+                .collect::<Vec<_>>()
+                .join(" ");
+            if !variable.is_empty() {
+                assert!(text.contains(&format!("variable {variable}")), "{flag}: {text}");
+                assert!(text.contains("default"), "{flag}: {text}");
+            }
+        }
+        assert!(
+            USAGE.starts_with("Usage: renard ")
+                && USAGE.contains("\n  -h, --help ")
+                && USAGE.contains("\n  -V, --version ")
+        );
+    }
+    #[test]
+    fn help_fits_eighty_columns() {
+        assert!(USAGE.lines().all(|l| l.len() <= 80), "{}", USAGE.lines().max_by_key(|l| l.len()).unwrap())
+    }
+    #[test]
+    fn version_names_the_release_and_a_commit() {
+        let commit = VERSION.strip_prefix("renard 1.0.0 (commit ").and_then(|r| r.strip_suffix(')')).expect(VERSION);
+        assert!(
+            commit == "unknown"
+                || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())),
+            "{VERSION}"
+        );
     }
     #[test]
     fn errors_are_one_line() {

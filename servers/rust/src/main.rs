@@ -26,7 +26,7 @@ fn main() {
             }
         },
         Ok(config::Command::Version) => {
-            println!("renard {}", env!("CARGO_PKG_VERSION"));
+            println!("{}", config::VERSION);
             exit(0);
         }
         Err(line) => {
