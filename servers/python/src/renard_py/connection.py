@@ -13,15 +13,13 @@ import asyncio
 import contextlib
 import socket
 import time
+from collections.abc import Callable
 from time import monotonic
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .request import COMPLETE, PARTIAL, REDIRECT, parse
-from .response import CLOSE, KEEP_ALIVE, KEEP_OPEN
+from .response import CLOSE, KEEP_ALIVE, KEEP_OPEN, Responses
 from .seed import k_for_hash
-
-if TYPE_CHECKING:
-    from .worker import Worker
 
 OUTPUT_BOUND = 64 * 1024    # most unsent response octets per connection (SPEC §7.5)
 LINGER_SECONDS = 2.0        # lingering close: longest wait (SPEC §7.4)
@@ -33,12 +31,30 @@ CLOSING = 1     # a closing response is queued; the socket closes once it is wri
 LINGERING = 2   # write side shut after the response; input discarded until EOF or a limit
 
 
+class Owner(Protocol):
+    """What a connection needs of the worker that owns it (worker.Worker is one): the
+    responses, the draw, the shutdown flag, and the eviction categories it moves between."""
+
+    responses: Responses
+    max_response: int                   # octets of the longest response
+    shutting_down: bool                 # the drain began: every answer closes (SPEC §7.6)
+    getrandbits: Callable[[int], int]
+    idle_conns: dict[Connection, None]  # eviction candidates, newest last (SPEC §7.5)
+
+    def draw(self) -> int: ...
+    def opened(self, conn: Connection) -> None: ...
+    def closed(self, conn: Connection) -> None: ...
+    def waiting_partial(self, conn: Connection) -> None: ...
+    def lingering(self, conn: Connection) -> None: ...
+    def not_a_candidate(self, conn: Connection) -> None: ...
+
+
 class Connection(asyncio.Protocol):
     __slots__ = ("body_left", "category", "discarded", "head_started", "held", "last_progress",
                  "last_unsent", "linger_until", "paused", "phase", "resume", "transport",
                  "worker", "write_paused")
 
-    def __init__(self, worker: Worker):
+    def __init__(self, worker: Owner):
         self.worker = worker
         self.transport: asyncio.Transport | None = None
         self.phase = OPEN
