@@ -1,4 +1,4 @@
-"""Three renards behind one nginx upstream: one instance stopped (SIGTERM) and another
+"""Three renards behind one nginx upstream (HTTPS in front): one instance stopped (SIGTERM) and another
 killed (SIGKILL), each restarted, under load, and not one visitor's request fails."""
 
 import collections
@@ -18,8 +18,8 @@ MAX_REQUESTS = 50_000  # ... and in count, per client
 K_RE = re.compile(r"/Renard-(\d+)\.svg$")
 
 
-def load(port: int, stop: threading.Event, ks: collections.Counter, failures: list) -> None:
-    client = Client(port)
+def load(stack: Stack, stop: threading.Event, ks: collections.Counter, failures: list) -> None:
+    client = Client(stack.port, tls=stack.tls())
     for _ in range(MAX_REQUESTS):
         if stop.is_set():
             break
@@ -46,7 +46,7 @@ def three(renard, tmp_path):
 def test_no_request_fails_while_instances_stop_and_restart(three, chi_square):
     stop, failures = threading.Event(), []
     counters = [collections.Counter() for _ in range(CLIENTS)]
-    threads = [threading.Thread(target=load, args=(three.port, stop, c, failures)) for c in counters]
+    threads = [threading.Thread(target=load, args=(three, stop, c, failures)) for c in counters]
     for t in threads:
         t.start()
     try:
