@@ -33,3 +33,18 @@ def chi_square():
     from renard_conformance.stats import chi_square as test
 
     return test
+
+
+_IMAGE_SIZES: dict[str, tuple[int, int]] = {}
+
+
+@pytest.fixture(scope="session")
+def image_sizes() -> dict[str, tuple[int, int]]:
+    """Sizes of the container images the tests build: name -> (image bytes, binary bytes),
+    printed at the end of the run."""
+    return _IMAGE_SIZES
+
+
+def pytest_terminal_summary(terminalreporter):
+    for name, (image, binary) in _IMAGE_SIZES.items():
+        terminalreporter.write_line(f"deploy: container image {name}: {image:,} bytes (the binary: {binary:,})")

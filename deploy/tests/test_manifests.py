@@ -50,3 +50,15 @@ def test_liveness_and_readiness_ask_healthz_and_resources_are_bounded(pod):
         assert container[probe]["httpGet"]["path"] == "/healthz"
     assert set(container["resources"]) == {"requests", "limits"}
     assert pod["terminationGracePeriodSeconds"] >= 2  # longer than the drain window (SPEC §7.6)
+
+
+def test_metrics_are_on_and_prometheus_is_told_where_to_scrape():
+    template = yaml.safe_load((KUBE / "deployment.yaml").read_text())["spec"]["template"]
+    (container,) = template["spec"]["containers"]
+    assert "--metrics" in container["args"]
+    (port,) = container["ports"]
+    assert template["metadata"]["annotations"] == {
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": str(port["containerPort"]),
+        "prometheus.io/path": "/metrics",
+    }
