@@ -69,13 +69,13 @@ def test_the_checks_table_names_every_item_of_arena_check():
 
 def test_the_entry_toml_example_loads_and_shows_every_key(tmp_path):
     (example,) = code_blocks("toml")
-    # config is a peer's (nginx, varnish), warmup_s a JIT runtime's: neither is a native Zig entry's
+    # config is a peer's (nginx, varnish), warmup_s a JIT runtime's: neither is a native Nim entry's
     assert set(tomllib.loads(example)["entry"][0]) == set(SCHEMA) - {"config", "warmup_s"}
-    folder = tmp_path / "servers" / "zig"
+    folder = tmp_path / "servers" / "nim"
     folder.mkdir(parents=True)
     (folder / "entry.toml").write_text(example)
     (entry,) = load_manifest(folder / "entry.toml")
-    assert entry.kind == "ours" and entry.command == "bin/renard-zig"
+    assert entry.kind == "ours" and entry.command == "bin/renard-nim"
 
 
 def test_arena_test_runs_an_entrys_own_tests(tmp_path):
@@ -85,11 +85,11 @@ def test_arena_test_runs_an_entrys_own_tests(tmp_path):
     folder = tmp_path / "servers" / "demo"
     folder.mkdir(parents=True)
     (example,) = code_blocks("toml")
-    passing = example.replace('["zig"]', '["sh"]').replace('"zig"', '"demo"').replace('["./build"]', "[]")
-    (folder / "entry.toml").write_text(passing.replace('test = ["zig build test"]', 'test = ["echo 3 passed"]'))
+    passing = example.replace('["nim"]', '["sh"]').replace('"nim"', '"demo"').replace('["./build"]', "[]")
+    (folder / "entry.toml").write_text(passing.replace('test = ["nim c -r tests/all.nim"]', 'test = ["echo 3 passed"]'))
     run = [sys.executable, "-m", "arena.cli", "--repo", str(tmp_path), "test", "demo"]
     ok = subprocess.run(run, capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0 and "3 passed" in ok.stdout, ok.stdout + ok.stderr
-    (folder / "entry.toml").write_text(passing.replace('test = ["zig build test"]', 'test = ["false"]'))
+    (folder / "entry.toml").write_text(passing.replace('test = ["nim c -r tests/all.nim"]', 'test = ["false"]'))
     failed = subprocess.run(run, capture_output=True, text=True, timeout=60)
     assert failed.returncode == 1 and "tests failed: demo" in failed.stderr

@@ -18,6 +18,7 @@ from .bench import WrkError, measure_sample, scripts_for
 from .build import build, needs_build, run_logged
 from .cgroup import CapError, probe
 from .entries import Entry, artifact_paths
+from .junit import ReportError, count, remove_stale
 from .model import Config
 from .newentry import TODO
 from .process import StartError
@@ -156,13 +157,25 @@ def check_tests(entry: Entry, log_dir: Path) -> Item:
     if not entry.test:
         return Item("tests", FAIL, "entry.toml declares no `test` (make test runs them through arena test)")
     log = log_dir / f"test-{entry.name}.log"
+    remove_stale(entry.folder, entry.junit)
     failed = run_logged(entry.test, entry.folder, log, TEST_TIMEOUT_S)
     if failed is not None:
         command, status = failed
         if status is None:
             return Item("tests", FAIL, f"`{command}` did not finish in {TEST_TIMEOUT_S} s (log {log})")
         return Item("tests", FAIL, f"`{command}` exited {status} (log {log})")
-    return Item("tests", PASS, f"{closing_line(log.read_text(errors='replace'))} (log {log})")
+    summary = closing_line(log.read_text(errors="replace"))
+    if not entry.junit:
+        return Item("tests", PASS, f"{summary} (log {log})")
+    try:
+        counts = count(entry.folder, entry.junit)
+    except ReportError as err:
+        return Item("tests", FAIL, f"{err} (log {log})")
+    if counts is None:  # declared, not written: the count would be a guess
+        return Item("tests", FAIL, f"no JUnit report matches {', '.join(entry.junit)} (log {log})")
+    if counts.failed:
+        return Item("tests", FAIL, f"{counts.line()} in its JUnit reports, though it exited 0 (log {log})")
+    return Item("tests", PASS, f"{counts.line()}, from its JUnit reports (log {log})")
 
 
 def closing_line(output: str) -> str:

@@ -47,6 +47,7 @@ SCHEMA: dict[str, tuple[bool, tuple]] = {
     "test": (False, _STR_LIST),
     "apt": (False, _STR_LIST),
     "install": (False, _STR_LIST),
+    "junit": (False, _STR_LIST),
     "runtime": (False, _STR_LIST),
     "native": (False, (lambda v: isinstance(v, bool), "true or false")),
     "warmup_s": (False, _WARMUP),
@@ -81,6 +82,8 @@ class Entry:
     apt: list[str] = field(default_factory=list)  # Debian packages its build, run and tests need
     # Commands (cwd = folder) that install a toolchain Debian lacks, run by scripts/deps after apt.
     install: list[str] = field(default_factory=list)
+    # Globs (in folder) of the JUnit XML reports its `test` commands write: arena check counts them.
+    junit: list[str] = field(default_factory=list)
     runtime: list[str] = field(default_factory=list)  # what must be installed to run it beside the artifacts
     native: bool = False  # machine code: its instructions per request are counted under callgrind
     # Seconds of load before any measurement, at least: the time its throughput takes to
@@ -178,6 +181,7 @@ def load_manifest(path: Path) -> list[Entry]:
                 test=t.get("test", []),
                 apt=t.get("apt", []),
                 install=t.get("install", []),
+                junit=t.get("junit", []),
                 runtime=t.get("runtime", []),
                 native=t.get("native", False),
                 warmup_s=t.get("warmup_s", 0),

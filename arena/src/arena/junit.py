@@ -1,0 +1,74 @@
+"""Test counts from the runners' own reports: JUnit XML, the format pytest, Maven Surefire,
+ctest, cmocka, node --test, deno test and bun test each write.
+
+Counted per <testcase>, not from a <testsuite>'s attributes (node --test writes none): a case
+holding <failure> or <error> failed, one holding <skipped> was skipped, any other passed.
+Standard library only (xml.etree): the files are our runners' output, not untrusted input.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class ReportError(Exception):
+    """A report that is not JUnit XML. str() names the file."""
+
+
+@dataclass(frozen=True)
+class Counts:
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(self.passed + other.passed, self.failed + other.failed, self.skipped + other.skipped)
+
+    def line(self) -> str:
+        """`412 passed, 3 skipped` (failures first when there are any)."""
+        parts = [f"{self.failed} failed"] if self.failed else []
+        parts.append(f"{self.passed} passed")
+        if self.skipped:
+            parts.append(f"{self.skipped} skipped")
+        return ", ".join(parts)
+
+
+def count_file(path: Path) -> Counts:
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError) as err:
+        raise ReportError(f"{path}: not a JUnit XML report ({err})") from err
+    counts = Counts()
+    for case in root.iter("testcase"):
+        kinds = {child.tag for child in case}
+        if kinds & {"failure", "error"}:
+            counts += Counts(failed=1)
+        elif "skipped" in kinds:
+            counts += Counts(skipped=1)
+        else:
+            counts += Counts(passed=1)
+    return counts
+
+
+def report_files(folder: Path, patterns: list[str]) -> list[Path]:
+    """The files matching an entry's `junit` globs (relative to its folder), in order."""
+    return sorted({path for pattern in patterns for path in folder.glob(pattern) if path.is_file()})
+
+
+def count(folder: Path, patterns: list[str]) -> Counts | None:
+    """The sum over every report the globs find; None when they find none."""
+    files = report_files(folder, patterns)
+    if not files:
+        return None
+    total = Counts()
+    for path in files:
+        total += count_file(path)
+    return total
+
+
+def remove_stale(folder: Path, patterns: list[str]) -> None:
+    """Delete the reports of an earlier run, so that a runner that writes none is not credited."""
+    for path in report_files(folder, patterns):
+        path.unlink()
