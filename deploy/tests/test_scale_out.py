@@ -1,40 +1,15 @@
-"""Three renards behind one nginx upstream (HTTPS in front): one instance stopped (SIGTERM) and another
-killed (SIGKILL), each restarted, under load, and not one visitor's request fails."""
+"""Three renards behind one nginx upstream (HTTPS in front): one instance stopped (SIGTERM)
+and another killed (SIGKILL), each restarted, under load, and not one visitor's request fails."""
 
-import collections
-import re
 import signal
-import threading
 import time
 
 import pytest
 
-from http_client import Client
+from load import Load
 from stack import Stack
 
-CLIENTS = 4
-LOAD_S = 6.0  # the whole load, bounded in time ...
-MAX_REQUESTS = 50_000  # ... and in count, per client
-K_RE = re.compile(r"/Renard-(\d+)\.svg$")
-
-
-def load(stack: Stack, stop: threading.Event, ks: collections.Counter, failures: list) -> None:
-    client = Client(stack.port, tls=stack.tls())
-    for _ in range(MAX_REQUESTS):
-        if stop.is_set():
-            break
-        try:
-            answer = client.get("/")
-        except OSError as e:
-            failures.append(repr(e))
-            client.close()
-            continue
-        match = K_RE.search(answer.headers.get("location", ""))
-        if answer.status != 302 or not match:
-            failures.append(f"{answer.status} {answer.body[:80]!r}")
-            continue
-        ks[int(match.group(1))] += 1
-    client.close()
+LOAD_S = 6.0  # the whole load, bounded in time (and in count, per client: load.MAX_REQUESTS)
 
 
 @pytest.fixture
@@ -44,12 +19,7 @@ def three(renard, tmp_path):
 
 
 def test_no_request_fails_while_instances_stop_and_restart(three, chi_square):
-    stop, failures = threading.Event(), []
-    counters = [collections.Counter() for _ in range(CLIENTS)]
-    threads = [threading.Thread(target=load, args=(three, stop, c, failures)) for c in counters]
-    for t in threads:
-        t.start()
-    try:
+    with Load(three) as load:
         time.sleep(1.0)
         assert three.stop_instance(1, signal.SIGTERM) == 0  # a graceful stop (SPEC §7.6)
         time.sleep(1.0)
@@ -59,12 +29,9 @@ def test_no_request_fails_while_instances_stop_and_restart(three, chi_square):
         time.sleep(1.0)
         three.start_instance(2)
         time.sleep(max(0.0, LOAD_S - 4.0))
-    finally:
-        stop.set()
-        for t in threads:
-            t.join(timeout=30)
-    ks = sum(counters, collections.Counter())
+    ks = load.ks()
     total = sum(ks.values())
+    failures = load.failures
     assert failures == [], f"{len(failures)} of {total + len(failures)} requests failed: {failures[:5]}"
     assert total >= 1000, f"only {total} answers in {LOAD_S} s"
     _, _, p = chi_square([ks[k] for k in range(1, 22)], [total / 21] * 21)
