@@ -30,6 +30,7 @@ class Launch:
     threads: int = 1
     cpus: str | None = None  # taskset list, e.g. "0"; None: not pinned
     wrapper: tuple[str, ...] = ()  # a program the entry runs under, e.g. valgrind and its flags
+    listen: str | None = None  # {listen} verbatim when not host:port (`arena stack`: unix:PATH, a TLS listen)
 
 
 class Server:
@@ -102,7 +103,7 @@ def start(entry: Entry, launch: Launch, echo=None, inherit_stdout: bool = False)
     echo: called with each stderr line as it arrives (for `arena run`)."""
     tmp = Path(tempfile.mkdtemp(prefix=f"arena-{entry.name}-"))
     values = {
-        "listen": listen_address(launch.host, launch.port),
+        "listen": launch.listen or listen_address(launch.host, launch.port),
         "host": launch.host,
         "port": str(launch.port),
         "count": str(launch.count),
