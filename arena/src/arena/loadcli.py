@@ -1,5 +1,5 @@
 """The commands that load an entry beyond the bench: `arena sweep`, `arena latency`,
-`arena history` (registered on the `arena` group by cli.py)."""
+`arena history`, `arena stack` (registered on the `arena` group by cli.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from pathlib import Path
 
 import click
 
-from . import history, latency, plan, results
+from . import history, latency, plan, results, stack
 from .bench import WrkError
 from .model import Config
 from .process import StartError
+from .report import stacks as stack_report
 from .report.loads import latency_report, sweep_report, write_json
 from .sweep import levels, sweep
 from .ui import console, err_console, spinner
@@ -228,4 +229,69 @@ def history_cmd(ctx, entries, path, include_quick):
         console.print(change.words(), highlight=False)
 
 
-COMMANDS = [sweep_cmd, latency_cmd, history_cmd]
+@click.command("stack")
+@click.argument("stacks", nargs=-1)
+@click.option(
+    "--modes",
+    default=",".join(stack.MODES),
+    show_default=True,
+    help="Comma-separated: " + "; ".join(f"{m.name}: {m.words}" for m in stack.MODES.values()),
+)
+@click.option("--duration", type=click.IntRange(1, 60), default=3, show_default=True, help="Seconds measured.")
+@click.option("--warmup", type=click.IntRange(0, 60), default=1, show_default=True, help="Seconds of load before.")
+@click.option("--reps", type=click.IntRange(1, 20), default=3, show_default=True, help="Interleaved repetitions.")
+@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@with_common
+@click.pass_context
+def stack_cmd(ctx, stacks, modes, duration, warmup, reps, connections, server_cpus, client_cpus, results_dir, run):
+    """nginx with TLS in front of each STACK (an entry; ENTRY+unix over a Unix socket), beside
+    nginx alone (nginx-302, nginx-png): requests/s, p99, CPU per request of the whole stack."""
+    chosen_modes = [m.strip() for m in modes.split(",") if m.strip()]
+    unknown = [m for m in chosen_modes if m not in stack.MODES]
+    if unknown or not chosen_modes:
+        what = f"unknown mode {unknown[0]!r}" if unknown else "no mode"
+        raise click.BadParameter(f"{what} (known: {', '.join(stack.MODES)})", param_hint="'--modes'")
+    entries = {e.name: e for e in _cli().load_entries(ctx, ())}
+    try:
+        resolved = stack.resolve(list(stacks or stack.DEFAULT), entries)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="'STACK'") from None
+    tools = ["nginx", "openssl", "wrk", "taskset"] + (["h2load"] if "h2" in chosen_modes else [])
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        raise _cli().Failure(f"{', '.join(missing)} not on PATH (Debian: nginx-light, openssl, wrk, nghttp2-client)")
+    cfg = replace(_cfg(server_cpus, client_cpus, connections), duration_s=duration, warmup_s=warmup, repetitions=reps)
+    log_dir = ctx.obj["repo"] / "results" / "logs"
+    skipped = {}
+    for s in resolved:
+        if s.entry is not None:
+            why = s.entry.reason or _cli().ensure_built(s.entry, log_dir)
+            if why:
+                skipped[s.name] = why
+                err_console.print(f"[yellow]{s.name}[/]: {why}", highlight=False)
+    out = _out_dir(ctx, "stack", results_dir, run)
+    samples = len(resolved) * len(chosen_modes) * reps
+    minutes = samples * (duration + warmup + 1.5) / 60
+    console.print(f"stack: {len(resolved)} stacks × {len(chosen_modes)} modes × {reps} (≈ {minutes:.1f} min)")
+    with spinner() as p:
+        task = p.add_task("stack", total=None)
+        record = stack.run(
+            resolved,
+            chosen_modes,
+            cfg,
+            lambda i, n, words, p=p, t=task: p.update(t, description=f"{i + 1}/{n} {words}"),
+            skipped,
+        )
+    record.method = stack.method_words(cfg)
+    for f in record.failures:
+        err_console.print(f"[red]{f['stack']}[/] ({f['mode']}): {f['reason'].splitlines()[0]}", highlight=False)
+    if not record.samples:
+        raise _cli().Failure("no stack could be measured")
+    for line in stack_report.summary_lines(record):
+        console.print(line, highlight=False)
+    data, md, page = stack_report.write(out, record)
+    _rewrite_run_report(run)
+    console.print(f"results: {data}\nreports: {md}\n         {page}")
+
+
+COMMANDS = [sweep_cmd, latency_cmd, history_cmd, stack_cmd]

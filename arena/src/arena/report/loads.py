@@ -161,4 +161,6 @@ def parts(run_dir: Path) -> list[Part]:
             out.append(Part(heading, f"{kind}/{name} could not be read ({type(err).__name__}: {err}).", href, []))
             continue
         out.append(Part(heading, str(doc.get("method", "")), href, found))
-    return out
+    from .stacks import run_part  # here: stacks.py writes its own report with _write above
+
+    return out + run_part(run_dir)
