@@ -282,7 +282,7 @@ def stack_cmd(ctx, stacks, modes, duration, warmup, reps, connections, server_cp
             lambda i, n, words, p=p, t=task: p.update(t, description=f"{i + 1}/{n} {words}"),
             skipped,
         )
-    record.method = stack.method_words(cfg)
+    record.method = stack.method_words(cfg, record)
     for f in record.failures:
         err_console.print(f"[red]{f['stack']}[/] ({f['mode']}): {f['reason'].splitlines()[0]}", highlight=False)
     if not record.samples:

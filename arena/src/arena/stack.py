@@ -578,6 +578,7 @@ def run(
         },
         [s.to_json() for s in stacks],
     )
+    load_before = os.getloadavg()[0]
     skipped = skipped or {}
     record.failures += [{"stack": name, "mode": "all", "rep": 0, "reason": why} for name, why in skipped.items()]
     work = Path(tempfile.mkdtemp(prefix="arena-stack-run-"))
@@ -601,6 +602,7 @@ def run(
                     dead.add(stack.name)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    record.config["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]  # 1 min, start and end
     return record
 
 
@@ -608,8 +610,10 @@ def config_for(cfg: Config, duration_s: int, warmup_s: int, reps: int) -> Config
     return replace(cfg, duration_s=duration_s, warmup_s=warmup_s, repetitions=reps)
 
 
-def method_words(cfg: Config) -> str:
-    """How the stacks were measured, in words, for the report."""
+def method_words(cfg: Config, record: StackRun | None = None) -> str:
+    """How the stacks were measured, in words, for the report (with the machine's load average)."""
+    load = record.config.get("load_average") if record else None
+    busy = f" Load average (1 min): {load[0]:g} at the start, {load[1]:g} at the end." if load else ""
     return (
         f"nginx 1.22 in front (one worker; TLS 1.2/1.3 with an ECDSA P-256 certificate made for the run; "
         f"HTTP/1.1 and HTTP/2 on one port; upstream keep-alive {UPSTREAM_KEEPALIVE} to the entry, which has "
@@ -620,5 +624,5 @@ def method_words(cfg: Config) -> str:
         "(a 302 to the template, or the PNG) before each sample. CPU µs/req: utime + stime of every process of "
         "the stack (nginx, the entry, their children) ÷ requests answered. wrk and h2load both resume the TLS "
         "session when they reconnect; the handshake mode turns resumption off in nginx (no session cache, no "
-        "tickets), so that each connection pays a full handshake."
+        "tickets), so that each connection pays a full handshake." + busy
     )
