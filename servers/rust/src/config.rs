@@ -12,8 +12,12 @@ use std::time::Duration;
 /// A validated configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// Address to listen on; port 0 picks a free port.
-    pub listen: SocketAddr,
+    /// Where to listen: a TCP address (port 0 picks a free port) or a Unix socket's path.
+    pub listen: Listen,
+    /// The Unix socket file's permission bits (`--socket-mode`, octal; Unix sockets only).
+    pub socket_mode: u32,
+    /// Who owns the Unix socket file (`--socket-owner USER[:GROUP]`), when asked.
+    pub socket_owner: Option<Owner>,
     /// N: k is drawn from 1..=N.
     pub count: u32,
     /// Location template: visible ASCII, holds `{n}`.
@@ -34,6 +38,37 @@ pub struct Config {
     /// Where N was counted from, when it was (SPEC §8, `--count-from`).
     pub count_from: Option<PathBuf>,
 }
+
+/// Where renard listens (`--listen`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Listen {
+    /// `A.B.C.D:PORT` or `[IPv6]:PORT`.
+    Tcp(SocketAddr),
+    /// `unix:PATH`: a Unix stream socket at PATH.
+    Unix(PathBuf),
+}
+
+impl std::fmt::Display for Listen {
+    /// As written on the command line: `127.0.0.1:8080`, `unix:/run/renard/renard.sock`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Listen::Tcp(addr) => write!(f, "{addr}"),
+            Listen::Unix(path) => write!(f, "unix:{}", path.display()),
+        }
+    }
+}
+
+/// The owner given to a Unix socket file: user and group ids, and the value as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub uid: u32,
+    /// None: the file's group is left as created.
+    pub gid: Option<u32>,
+    pub spec: String,
+}
+
+/// The longest Unix socket path, in octets (`sun_path` holds 108 with the final NUL).
+pub const MAX_SOCKET_PATH: usize = 107;
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -67,8 +102,15 @@ an empty variable is unset.
 
 Options:
       --listen ADDR          where to listen: A.B.C.D:PORT or [IPv6]:PORT
-                             (PORT 0: any free port); variable RENARD_LISTEN,
-                             default 127.0.0.1:8080
+                             (PORT 0: any free port), or unix:PATH for a Unix
+                             socket (a stale socket file there is replaced);
+                             variable RENARD_LISTEN, default 127.0.0.1:8080
+      --socket-mode OCTAL    the unix:PATH socket file's permissions, 000 to
+                             777; variable RENARD_SOCKET_MODE, default 660
+      --socket-owner USER[:GROUP]
+                             give the unix:PATH socket file to USER (and
+                             GROUP), names or numbers (needs privilege);
+                             variable RENARD_SOCKET_OWNER, default unchanged
       --count N              N, the number of images, 1 to 1000000; variable
                              RENARD_COUNT, default 21
       --location TEMPLATE    the redirect's target, visible ASCII with {n}, at
@@ -112,8 +154,10 @@ listen address cannot be bound), 2 on a bad option or variable.
 ";
 
 /// The flags, with their variables (`--check` has none, `--metrics` takes no value).
-const FLAGS: [(&str, &str); 12] = [
+const FLAGS: [(&str, &str); 14] = [
     ("--listen", "RENARD_LISTEN"),
+    ("--socket-mode", "RENARD_SOCKET_MODE"),
+    ("--socket-owner", "RENARD_SOCKET_OWNER"),
     ("--count", "RENARD_COUNT"),
     ("--location", "RENARD_LOCATION"),
     ("--threads", "RENARD_THREADS"),
@@ -236,8 +280,20 @@ pub fn parse(
         }
         (count, _) => (value(count, 21, |v| parse_integer(v, 1_000_000).map(|n| n as u32))?, None),
     };
+    let listen = value(source("--listen"), Listen::Tcp("127.0.0.1:8080".parse().unwrap()), parse_listen)?;
+    let (socket_mode, socket_owner) = (source("--socket-mode"), source("--socket-owner"));
+    if let Listen::Tcp(_) = listen
+        && let Some(given) = socket_mode.as_ref().or(socket_owner.as_ref())
+    {
+        return Err(format!("renard: {}: applies only to --listen unix:PATH (listening on {listen})", given.name));
+    }
     Ok(Command::Serve(Config {
-        listen: value(source("--listen"), "127.0.0.1:8080".parse().unwrap(), parse_listen)?,
+        listen,
+        socket_mode: value(socket_mode, 0o660, parse_mode)?,
+        socket_owner: socket_owner
+            .map(|owner| value(Some(owner), None, |v| parse_owner(v).map(Some)))
+            .transpose()?
+            .flatten(),
         count,
         location,
         threads: value(source("--threads"), cpus.clamp(1, 1024), |v| parse_integer(v, 1024))?,
@@ -339,9 +395,40 @@ fn quoted(s: &[u8]) -> String {
     format!("\"{}\"", s.escape_ascii())
 }
 
-fn parse_listen(v: &[u8]) -> Result<SocketAddr, String> {
-    const REASON: &str = "must be a numeric A.B.C.D:PORT or [IPv6]:PORT with PORT 0-65535";
-    std::str::from_utf8(v).ok().and_then(|s| s.parse().ok()).ok_or_else(|| REASON.to_string())
+fn parse_listen(v: &[u8]) -> Result<Listen, String> {
+    if let Some(path) = v.strip_prefix(b"unix:") {
+        if path.is_empty() || path.len() > MAX_SOCKET_PATH {
+            return Err(format!("must be unix:PATH with PATH of 1 to {MAX_SOCKET_PATH} octets"));
+        }
+        return Ok(Listen::Unix(PathBuf::from(OsStr::from_bytes(path))));
+    }
+    const REASON: &str = "must be a numeric A.B.C.D:PORT or [IPv6]:PORT with PORT 0-65535, or unix:PATH";
+    std::str::from_utf8(v).ok().and_then(|s| s.parse().ok()).map(Listen::Tcp).ok_or_else(|| REASON.to_string())
+}
+
+/// Permission bits in octal, `000` to `777` (one to four digits: `0660` is `660`).
+fn parse_mode(v: &[u8]) -> Result<u32, String> {
+    let octal = !v.is_empty() && v.len() <= 4 && v.iter().all(|b| (b'0'..=b'7').contains(b));
+    let mode = v.iter().fold(0u32, |m, &d| m * 8 + u32::from(d - b'0'));
+    if octal && mode <= 0o777 { Ok(mode) } else { Err("must be an octal mode from 000 to 777".to_string()) }
+}
+
+/// `USER[:GROUP]`, each a name known to the system or a number.
+fn parse_owner(v: &[u8]) -> Result<Owner, String> {
+    let spec = std::str::from_utf8(v).map_err(|_| "must be USER or USER:GROUP".to_string())?;
+    let (user, group) = match spec.split_once(':') {
+        Some((user, group)) => (user, Some(group)),
+        None => (spec, None),
+    };
+    if user.is_empty() || group == Some("") {
+        return Err("must be USER or USER:GROUP".to_string());
+    }
+    let uid = crate::users::uid(user).ok_or_else(|| format!("no user {user:?} on this system"))?;
+    let gid = match group {
+        Some(group) => Some(crate::users::gid(group).ok_or_else(|| format!("no group {group:?} on this system"))?),
+        None => None,
+    };
+    Ok(Owner { uid, gid, spec: spec.to_string() })
 }
 
 /// A decimal integer from 1 to `max`, digits only.
@@ -463,6 +550,57 @@ mod tests {
     #[test]
     fn ipv6_listen_is_accepted() {
         assert_eq!(config(&["--listen", "[::1]:0"], &[]).listen.to_string(), "[::1]:0")
+    }
+    #[test]
+    fn unix_listen_takes_a_path_with_mode_660_and_no_owner() {
+        let c = config(&["--listen", "unix:/run/renard/renard.sock"], &[]);
+        assert_eq!(c.listen, Listen::Unix("/run/renard/renard.sock".into()));
+        assert_eq!((c.socket_mode, c.socket_owner), (0o660, None));
+    }
+    #[test]
+    fn unix_listen_path_of_108_octets_is_refused() {
+        let long = format!("unix:/{}", "s".repeat(107));
+        assert_eq!(
+            error(&["--listen", &long], &[]).split(" (got").next().unwrap(),
+            "renard: --listen: must be unix:PATH with PATH of 1 to 107 octets"
+        );
+        assert!(matches!(config(&["--listen", &long[..long.len() - 1]], &[]).listen, Listen::Unix(_)));
+    }
+    #[test]
+    fn empty_unix_path_is_refused() {
+        assert!(error(&["--listen", "unix:"], &[]).starts_with("renard: --listen: must be unix:PATH"))
+    }
+    #[test]
+    fn socket_mode_is_octal() {
+        let unix = ["--listen", "unix:/tmp/r.sock"];
+        assert_eq!(config(&[&unix[..], &["--socket-mode", "0600"]].concat(), &[]).socket_mode, 0o600);
+        assert_eq!(config(&unix, &[("RENARD_SOCKET_MODE", "666")]).socket_mode, 0o666);
+        for bad in ["8", "1000", "", "rw", "0o600"] {
+            let e = error(&[&unix[..], &["--socket-mode", bad]].concat(), &[]);
+            assert!(e.starts_with("renard: --socket-mode: must be an octal mode from 000 to 777"), "{bad}: {e}");
+        }
+    }
+    #[test]
+    fn socket_owner_names_are_resolved() {
+        let unix = ["--listen", "unix:/tmp/r.sock"];
+        let owner = config(&[&unix[..], &["--socket-owner", "root:root"]].concat(), &[]).socket_owner.unwrap();
+        assert_eq!((owner.uid, owner.gid, owner.spec.as_str()), (0, Some(0), "root:root"));
+        let owner = config(&unix, &[("RENARD_SOCKET_OWNER", "65534")]).socket_owner.unwrap();
+        assert_eq!((owner.uid, owner.gid), (65534, None));
+        let e = error(&[&unix[..], &["--socket-owner", "no-such-user-here"]].concat(), &[]);
+        assert!(e.starts_with("renard: --socket-owner: no user \"no-such-user-here\" on this system"), "{e}");
+        let e = error(&[&unix[..], &["--socket-owner", "root:"]].concat(), &[]);
+        assert!(e.starts_with("renard: --socket-owner: must be USER or USER:GROUP"), "{e}");
+    }
+    #[test]
+    fn socket_flags_with_a_tcp_listen_are_refused() {
+        assert_eq!(
+            error(&["--socket-mode", "600"], &[]),
+            "renard: --socket-mode: applies only to --listen unix:PATH (listening on 127.0.0.1:8080)"
+        );
+        assert!(
+            error(&[], &[("RENARD_SOCKET_OWNER", "root")]).starts_with("renard: RENARD_SOCKET_OWNER: applies only")
+        );
     }
     #[test]
     fn hostname_listen_is_refused() {

@@ -5,6 +5,7 @@
 //! every loop has shut down.
 
 use renard::context::Service;
+use renard::listener::{self, Listener};
 use renard::{check, config, reload, server};
 use std::process::exit;
 use std::sync::Arc;
@@ -36,17 +37,19 @@ fn main() {
     };
     raise_descriptor_limit();
 
-    // One SO_REUSEPORT listener per thread, all on the port the first one got.
-    let cannot_bind = |e: std::io::Error| -> ! {
-        eprintln!("renard: --listen: cannot bind {}: {e}", config.listen);
-        exit(1);
-    };
-    let first = server::bind(config.listen).unwrap_or_else(|e| cannot_bind(e));
-    let addr = first.local_addr().unwrap_or_else(|e| cannot_bind(e));
-    let mut listeners = vec![first];
-    for _ in 1..config.threads {
-        listeners.push(server::bind(addr).unwrap_or_else(|e| cannot_bind(e)));
-    }
+    // One listener per thread: the socket systemd passed, else SO_REUSEPORT sockets on the
+    // port the first one got, or descriptors of the one Unix socket.
+    // SAFETY: no other thread has been started yet.
+    let passed = unsafe { listener::from_service_manager(config.threads) };
+    let listening = passed
+        .and_then(|passed| match passed {
+            Some(listening) => Ok(listening),
+            None => listener::bind(&config.listen, config.socket_mode, config.socket_owner.as_ref(), config.threads),
+        })
+        .unwrap_or_else(|failure| {
+            eprintln!("{}", failure.line);
+            exit(failure.status);
+        });
 
     // SIGTERM/SIGINT write a byte to one pipe per thread (self-pipe, via signal-hook).
     let mut signal_readers = Vec::with_capacity(config.threads);
@@ -67,9 +70,18 @@ fn main() {
         _ => Err("renard: the command line changed".to_string()),
     };
     reload::on_sighup(shared.clone(), read_again).unwrap_or_else(|e| fatal("SIGHUP handler", e));
-    eprintln!("listening on http://{addr}");
+    eprintln!("listening on {}", listening.shown);
 
-    let mut loops = listeners.into_iter().zip(signal_readers);
+    let failed = serve(&shared, listening.listeners, signal_readers);
+    if let Some(file) = &listening.file {
+        file.remove_if_ours();
+    }
+    exit(i32::from(failed));
+}
+
+/// Run one event loop per listener, the first on this thread; true when one failed.
+fn serve(shared: &Arc<Service>, listeners: Vec<Listener>, signals: Vec<mio::net::UnixStream>) -> bool {
+    let mut loops = listeners.into_iter().zip(signals);
     let (main_listener, main_signal) = loops.next().expect("at least one thread");
     let workers: Vec<_> = loops
         .map(|(listener, signal)| {
@@ -80,11 +92,11 @@ fn main() {
                 .unwrap_or_else(|e| fatal("thread", e))
         })
         .collect();
-    let mut failed = server::run(&shared, main_listener, main_signal).is_err();
+    let mut failed = server::run(shared, main_listener, main_signal).is_err();
     for worker in workers {
         failed |= !matches!(worker.join(), Ok(Ok(())));
     }
-    exit(i32::from(failed));
+    failed
 }
 
 /// One line on stderr, exit 1: a resource the server needs could not be had.

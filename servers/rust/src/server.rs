@@ -1,15 +1,16 @@
-//! Listeners and the event loop of one thread (SPEC §7.5, §7.6). Each thread owns a
-//! SO_REUSEPORT listener on the same address, a mio poll, and its connections; the only
-//! state shared between threads is the count of open connections (for the cap).
+//! The event loop of one thread (SPEC §7.5, §7.6). Each thread owns a listener (its own
+//! SO_REUSEPORT socket on the same TCP port, or its own descriptor of the one Unix socket:
+//! `listener.rs`), a mio poll, and its connections; the only state shared between threads
+//! is the count of open connections (for the cap).
 
 use crate::clock::Moment;
 use crate::conn::Conn;
 use crate::conns::Conns;
 use crate::context::{Scratch, Service};
-use mio::net::{TcpListener, UnixStream};
+use crate::listener::Listener;
+use mio::net::UnixStream;
 use mio::{Interest, Poll, Registry, Token};
 use std::io::{ErrorKind, Read};
-use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
@@ -18,18 +19,6 @@ const SIGNAL: Token = Token(usize::MAX - 1);
 /// After the drain window, time left to finish responses already begun; the process
 /// exits within the window plus 1 s (SPEC §7.6).
 const FINISH_GRACE: Duration = Duration::from_millis(500);
-
-/// A listening socket on `addr` with SO_REUSEPORT, so that every thread can bind one.
-pub fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
-    use socket2::{Domain, Protocol, Socket, Type};
-    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
-    socket.set_reuse_address(true)?;
-    socket.set_reuse_port(true)?;
-    socket.set_nonblocking(true)?;
-    socket.bind(&addr.into())?;
-    socket.listen(4096)?;
-    Ok(TcpListener::from_std(socket.into()))
-}
 
 /// The shutdown of SPEC §7.6, once a signal came.
 #[derive(Copy, Clone)]
@@ -41,7 +30,7 @@ enum Drain {
 }
 
 /// Run one thread's event loop until shutdown completes.
-pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std::io::Result<()> {
+pub fn run(svc: &Service, listener: Listener, mut signal: UnixStream) -> std::io::Result<()> {
     let poll = Poll::new()?;
     let mut listener = Some(listener);
     if let Some(listener) = &mut listener {
@@ -117,17 +106,16 @@ pub fn run(svc: &Service, listener: TcpListener, mut signal: UnixStream) -> std:
 /// Accept every pending connection and read it at once: a client's request is usually
 /// there already, and a connection whose request is answered is not the one the next
 /// arrival at the cap evicts.
-fn accept_all(svc: &Service, listener: &TcpListener, registry: &Registry, conns: &mut Conns, s: &mut Scratch) {
+fn accept_all(svc: &Service, listener: &Listener, registry: &Registry, conns: &mut Conns, s: &mut Scratch) {
     loop {
         let mut stream = match listener.accept() {
-            Ok((stream, _)) => stream,
+            Ok(stream) => stream,
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(_) => return, // WouldBlock, or out of descriptors: wait for the next event
         };
         if !conns.make_room() {
             continue; // dropped: closed unread (SPEC §7.5)
         }
-        let _ = stream.set_nodelay(true);
         if registry.register(&mut stream, Token(conns.next_index()), Interest::READABLE | Interest::WRITABLE).is_err() {
             conns.unmake_room();
             continue;
