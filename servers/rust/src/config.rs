@@ -149,6 +149,14 @@ Signals:
   SIGTERM   stop accepting, serve what is open with Connection: close for the
             drain time, then exit 0 (SIGINT too)
 
+Environment (systemd):
+  LISTEN_PID, LISTEN_FDS
+            socket activation: listen on the socket passed as descriptor 3 (TCP
+            or Unix) instead of --listen
+  NOTIFY_SOCKET
+            send READY=1 once listening, RELOADING=1 and READY=1 around a
+            reload, STOPPING=1 when the drain begins (Type=notify)
+
 Exit status: 0 after SIGTERM or SIGINT, 1 when a resource cannot be had (the
 listen address cannot be bound), 2 on a bad option or variable.
 ";

@@ -6,7 +6,7 @@
 //! machine; [`request`] parses a head; [`response`] decides and renders the answer, with
 //! [`seed`] for seeded choices; [`config`] reads the command line; [`context`] holds what
 //! every thread reads and what each thread owns; [`metrics`] counts and shows; [`check`]
-//! is `--check`; [`reload`] is SIGHUP; [`users`] turns `--socket-owner` names into ids; [`clock`] is the monotonic clock as an integer.
+//! is `--check`; [`reload`] is SIGHUP; [`notify`] tells systemd how it goes; [`users`] turns `--socket-owner` names into ids; [`clock`] is the monotonic clock as an integer.
 
 pub mod check;
 pub mod clock;
@@ -16,6 +16,7 @@ pub mod conns;
 pub mod context;
 pub mod listener;
 pub mod metrics;
+pub mod notify;
 pub mod reload;
 pub mod request;
 pub mod response;

@@ -6,7 +6,7 @@
 
 use renard::context::Service;
 use renard::listener::{self, Listener};
-use renard::{check, config, reload, server};
+use renard::{check, config, notify, reload, server};
 use std::process::exit;
 use std::sync::Arc;
 
@@ -71,6 +71,7 @@ fn main() {
     };
     reload::on_sighup(shared.clone(), read_again).unwrap_or_else(|e| fatal("SIGHUP handler", e));
     eprintln!("listening on {}", listening.shown);
+    notify::ready();
 
     let failed = serve(&shared, listening.listeners, signal_readers);
     if let Some(file) = &listening.file {

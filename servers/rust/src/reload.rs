@@ -36,9 +36,11 @@ pub fn on_sighup(
             match reader.read(&mut bytes) {
                 Ok(0) => return, // the write end is gone: no more signals
                 Ok(_) => {
+                    crate::notify::reloading();
                     if let Err(line) = reload(&svc, read_again()) {
                         eprintln!("{line}");
                     }
+                    crate::notify::ready(); // a failed reload leaves the service as it was: ready
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => return,

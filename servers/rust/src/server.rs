@@ -76,6 +76,7 @@ pub fn run(svc: &Service, listener: Listener, mut signal: UnixStream) -> std::io
                 SIGNAL => {
                     while matches!(signal.read(&mut [0u8; 64]), Ok(n) if n > 0) {}
                     if drain.is_none() {
+                        crate::notify::stopping();
                         // SPEC §7.6: what the kernel has already accepted is served; then
                         // the listener closes, and new connections are refused.
                         s.draining = true;
