@@ -1,0 +1,105 @@
+"""The Debian package installed into this machine's own dpkg as the README says (apt install
+./renard_VERSION_ARCH.deb), once for these read-only checks, and purged at the end of the module
+even when a test fails; and lintian's verdict on both architectures' packages."""
+
+import os
+import pwd
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run
+from packages import CONFFILE, ENABLED, INSTALLED, SYSTEMD_RUNS, UNITS, package_tool, purge, status, user_exists
+
+
+@pytest.fixture(scope="module")
+def installed(release):
+    """The release's package installed by apt-get from its file; apt-get's output."""
+    purge(had_user=True)
+    had_user = user_exists("renard")
+    try:
+        yield package_tool("apt-get", "install", "--yes", "-o", "DPkg::Lock::Timeout=120", release.deb())
+    finally:
+        purge(had_user)
+
+
+def test_install_puts_every_file_in_place(installed):
+    assert status() == "install ok installed"
+    missing = [str(p) for p in INSTALLED if not p.is_file()]
+    assert not missing
+    listed = set(run("dpkg", "--listfiles", "renard").stdout.split())
+    assert {str(p) for p in INSTALLED} <= listed
+
+
+def test_installed_renard_reports_the_package_version(installed, release):
+    assert run("dpkg-query", "--show", "--showformat=${Version}", "renard").stdout == release.version
+    assert run("renard", "--version").stdout.startswith(f"renard {release.version} (commit {release.commit[:12]})")
+
+
+def test_installed_units_pass_systemd_analyze_verify(installed):
+    result = run("systemd-analyze", "verify", *UNITS, check=False)
+    assert result.returncode == 0 and not result.stderr.strip(), result.stderr
+
+
+def test_conffile_is_registered_and_holds_the_default_settings(installed):
+    conffiles = run("dpkg-query", "--show", "--showformat=${Conffiles}", "renard").stdout.split()
+    assert str(CONFFILE) in conffiles
+    assert CONFFILE.read_text() == (REPO / "packaging" / "deb" / "renard.conf").read_text()
+    settings = dict(line.split("=", 1) for line in CONFFILE.read_text().splitlines() if "=" in line and line[0] != "#")
+    assert settings == {
+        "RENARD_COUNT_FROM": "/srv/avatar",
+        "RENARD_LOCATION": "https://avatar.example.org/Renard-{n}.png",
+    }
+
+
+def test_system_user_renard_exists(installed):
+    user = pwd.getpwnam("renard")
+    assert user.pw_uid < 1000, "a system user"
+    assert user.pw_dir == "/nonexistent" and user.pw_shell.endswith("nologin")
+    assert run("getent", "group", "renard").stdout.split(":")[2] == str(user.pw_gid)
+
+
+def test_units_are_enabled_on_install(installed):
+    for link, unit in zip(ENABLED, UNITS, strict=True):
+        assert link.is_symlink() and Path(os.readlink(link)) == unit
+
+
+def test_maintainer_scripts_succeed_where_systemd_is_not_running(installed):
+    if SYSTEMD_RUNS:
+        pytest.skip("systemd runs here: the install started the units (test_units_run_where_systemd_runs)")
+    said = installed.stdout + installed.stderr  # apt-get passes the scripts' output on
+    assert "fail" not in said.lower() and "not been booted" not in said, said
+    # The postinst says where the images go, since /srv/avatar has none.
+    if not Path("/srv/avatar/Renard-1.png").exists():
+        assert "renard: no /srv/avatar/Renard-1.png yet" in said
+
+
+def test_units_run_where_systemd_runs(installed):
+    if not SYSTEMD_RUNS:
+        pytest.skip("systemd is not running on this machine (no /run/systemd/system)")
+    assert run("systemctl", "is-active", "renard.socket").stdout.strip() == "active"
+
+
+def test_installed_man_page_and_completions_are_found_where_tools_look(installed, tmp_path):
+    assert run("man", "--where", "renard").stdout.strip() == "/usr/share/man/man8/renard.8.gz"
+    loaded = run(
+        "bash",
+        "--norc",
+        "-c",
+        ". /usr/share/bash-completion/bash_completion; __load_completion renard && complete -p renard",
+    )
+    assert loaded.stdout.strip() == "complete -F _renard renard"
+    # fish as a user starts it (--no-config would skip the vendor folders), in an empty home.
+    home = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    fish = run("fish", "-c", "complete -C'renard --ver'", env=home).stdout
+    assert fish.startswith("--version\t")
+    zsh = run("zsh", "-f", "-c", "autoload -Uz _renard && whence -w _renard").stdout
+    assert zsh.strip() == "_renard: function"
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_lintian_reports_no_error_or_warning(release, arch):
+    result = run("lintian", "--fail-on", "error,warning", release.deb(arch), check=False, timeout=300)
+    tags = [line for line in result.stdout.splitlines() if re.match(r"^[EW]: ", line)]
+    assert result.returncode == 0 and not tags, result.stdout + result.stderr
