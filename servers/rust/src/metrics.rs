@@ -1,4 +1,6 @@
-//! `GET /metrics` (SPEC §8): the counts, in the Prometheus text exposition format 0.0.4.
+//! `GET /metrics` (SPEC §8): the counts, in the Prometheus text exposition format 0.0.4,
+//! with `renard_build_info` and the process metrics every Prometheus client library
+//! exports under the same names (`process_*`, read from /proc/self at each scrape).
 //!
 //! Counting costs the hot path one load, one add and one store per response, on a line no
 //! other thread writes: each thread owns its [`Counters`], updated with relaxed atomics
@@ -17,8 +19,8 @@ pub const STATUSES: [u16; 10] = [200, 302, 400, 404, 405, 408, 414, 431, 501, 50
 pub const REDIRECT: usize = 1;
 
 /// The longest body [`body`] can produce, in octets: every line with its value at the
-/// largest (20 digits for a count, 26 for the uptime).
-pub const MAX_BODY: usize = 2048;
+/// largest (20 digits for a count, 26 for a number of seconds; a test renders it).
+pub const MAX_BODY: usize = 4096;
 /// The longest `/metrics` response: the body and its head.
 pub const MAX_RESPONSE: usize = MAX_BODY + 256;
 
@@ -75,7 +77,89 @@ pub fn body(svc: &Service) -> Vec<u8> {
     let evicted = svc.evicted.load(Ordering::Relaxed);
     let refused = svc.refused.load(Ordering::Relaxed);
     render(&mut out, &svc.responses(), open as u64, evicted, refused, uptime);
+    render_build(&mut out, env!("CARGO_PKG_VERSION"), env!("RENARD_COMMIT"));
+    if let Some(process) = Process::read() {
+        render_process(&mut out, &process);
+    }
     out
+}
+
+/// What the process metrics show, as the Prometheus client libraries define them.
+#[derive(Debug, PartialEq)]
+pub struct Process {
+    /// User and system CPU time, seconds.
+    pub cpu_seconds: f64,
+    /// Resident set, bytes.
+    pub resident_bytes: u64,
+    /// Descriptors open, and the most that may be (the soft RLIMIT_NOFILE).
+    pub open_fds: u64,
+    pub max_fds: u64,
+    /// When the process started, seconds since the Unix epoch.
+    pub start_time_seconds: f64,
+}
+
+impl Process {
+    /// This process's figures from /proc/self (None where /proc cannot be read).
+    pub fn read() -> Option<Process> {
+        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        let boot_time = std::fs::read_to_string("/proc/stat").ok()?;
+        let boot_time = boot_time.lines().find_map(|l| l.strip_prefix("btime "))?.trim().parse().ok()?;
+        // SAFETY: sysconf only reads its argument.
+        let (ticks, page) = unsafe { (libc::sysconf(libc::_SC_CLK_TCK), libc::sysconf(libc::_SC_PAGESIZE)) };
+        let mut process = Process::from_stat(&stat, boot_time, ticks as u64, page as u64)?;
+        // The directory's own descriptor is listed while it is read: not counted.
+        process.open_fds = std::fs::read_dir("/proc/self/fd").ok()?.count().saturating_sub(1) as u64;
+        // SAFETY: getrlimit writes the struct passed by pointer.
+        let mut limit = unsafe { std::mem::zeroed::<libc::rlimit>() };
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+            process.max_fds = limit.rlim_cur;
+        }
+        Some(process)
+    }
+
+    /// From a /proc/PID/stat line (proc(5)): utime and stime (fields 14, 15) and starttime
+    /// (22) in clock ticks, rss (24) in pages; `boot_time` is /proc/stat's btime. The
+    /// descriptor counts are left at 0.
+    fn from_stat(stat: &str, boot_time: u64, ticks_per_second: u64, page_bytes: u64) -> Option<Process> {
+        // The command name (field 2) is in parentheses and may hold spaces and parentheses.
+        let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+        let field = |n: usize| -> Option<u64> { fields.get(n - 3)?.parse().ok() };
+        let ticks = ticks_per_second.max(1) as f64;
+        Some(Process {
+            cpu_seconds: (field(14)? + field(15)?) as f64 / ticks,
+            resident_bytes: field(24)? * page_bytes,
+            open_fds: 0,
+            max_fds: 0,
+            start_time_seconds: boot_time as f64 + field(22)? as f64 / ticks,
+        })
+    }
+}
+
+/// `renard_build_info`: a gauge at 1 whose labels say which build this is.
+fn render_build(out: &mut Vec<u8>, version: &str, commit: &str) {
+    let _ = writeln!(out, "# HELP renard_build_info The version of renard and the commit it was built from.");
+    let _ = writeln!(out, "# TYPE renard_build_info gauge");
+    let _ = writeln!(out, "renard_build_info{{version=\"{version}\",commit=\"{commit}\"}} 1");
+}
+
+fn render_process(out: &mut Vec<u8>, p: &Process) {
+    let _ = writeln!(out, "# HELP process_cpu_seconds_total CPU time used in user and system mode, in seconds.");
+    let _ = writeln!(out, "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total {:.2}", p.cpu_seconds);
+    let gauges = [
+        ("process_resident_memory_bytes", "Resident memory, in bytes.", p.resident_bytes),
+        ("process_open_fds", "File descriptors open.", p.open_fds),
+        ("process_max_fds", "File descriptors the process may open (the soft limit).", p.max_fds),
+    ];
+    for (name, help, value) in gauges {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}");
+    }
+    let _ =
+        writeln!(out, "# HELP process_start_time_seconds When the process started, in seconds since the Unix epoch.");
+    let _ = writeln!(
+        out,
+        "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {:.2}",
+        p.start_time_seconds
+    );
 }
 
 fn render(out: &mut Vec<u8>, responses: &[u64], open: u64, evicted: u64, refused: u64, uptime: f64) {
@@ -105,7 +189,53 @@ mod tests {
     fn largest_body_fits_the_bound() {
         let mut out = Vec::new();
         render(&mut out, &[u64::MAX; STATUSES.len()], u64::MAX, u64::MAX, u64::MAX, 1e22);
+        render_build(&mut out, env!("CARGO_PKG_VERSION"), "0123456789ab");
+        let most = Process {
+            cpu_seconds: 1e22,
+            resident_bytes: u64::MAX,
+            open_fds: u64::MAX,
+            max_fds: u64::MAX,
+            start_time_seconds: 1e22,
+        };
+        render_process(&mut out, &most);
         assert!(out.len() <= MAX_BODY, "{} octets", out.len());
+    }
+
+    #[test]
+    fn stat_fields_are_read_after_the_command_name() {
+        // A command name with a space and a parenthesis; 100 ticks per second, 4 KiB pages.
+        let stat = "42 (a b) c) S 1 42 42 0 -1 4194560 100 0 0 0 250 125 0 0 20 0 3 0 9000 1000000 300 \
+                    18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0";
+        let p = Process::from_stat(stat, 1_700_000_000, 100, 4096).unwrap();
+        assert_eq!((p.cpu_seconds, p.resident_bytes, p.start_time_seconds), (3.75, 300 * 4096, 1_700_000_090.0));
+        assert_eq!(Process::from_stat("42 (x) S 1", 0, 100, 4096), None);
+    }
+
+    #[test]
+    fn this_process_has_figures() {
+        let p = Process::read().unwrap();
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+        assert!(p.resident_bytes > 0 && p.open_fds >= 3 && p.max_fds >= p.open_fds, "{p:?}");
+        assert!(p.start_time_seconds <= now + 1.0 && p.start_time_seconds > now - 86_400.0, "{p:?}");
+    }
+
+    #[test]
+    fn build_info_and_process_metrics_are_rendered() {
+        let mut out = Vec::new();
+        render_build(&mut out, "1.0.0", "0123456789ab");
+        let p = Process { cpu_seconds: 1.5, resident_bytes: 2, open_fds: 3, max_fds: 4, start_time_seconds: 5.25 };
+        render_process(&mut out, &p);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("\nrenard_build_info{version=\"1.0.0\",commit=\"0123456789ab\"} 1\n"), "{text}");
+        for line in [
+            "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.50\n",
+            "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes 2\n",
+            "# TYPE process_open_fds gauge\nprocess_open_fds 3\n",
+            "# TYPE process_max_fds gauge\nprocess_max_fds 4\n",
+            "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds 5.25\n",
+        ] {
+            assert!(text.contains(line), "{line:?} not in {text}");
+        }
     }
 
     #[test]
