@@ -14,11 +14,12 @@ from pathlib import Path
 
 from renard_conformance import conformance
 
-from .cgroup import CpuCap
+from . import conntrack
+from .cgroup import CapError, CpuCap
 from .entries import Entry
 from .model import Config, Mode, Sample, mode
 from .outside import Outside
-from .process import Launch, StartError, free_port, launch_ready, start
+from .process import Launch, Server, StartError, free_port, launch_ready, start
 
 WRK_MARK = "arena-json "  # prefix of the machine-readable line printed by wrk/report.lua
 
@@ -89,22 +90,32 @@ def answer_problem(entry: Entry, launch: Launch, port: int) -> str:
     return conformance.check_redirect(conformance.Target(launch.host, port, launch.count, launch.location))
 
 
+WRONG_FOR_S = 3.0  # a start that answers only wrongly for this long has failed (a 502 while a backend starts passes)
+
+
 def startup_ms(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> float:
     """Milliseconds from exec to the first correct 302, polling connect about every 1 ms.
-    The server is stopped afterwards. Raises StartError when no correct answer comes."""
+    The server is stopped afterwards. Raises StartError when no correct answer comes within
+    timeout_s, or when it answers, but only wrongly, for WRONG_FOR_S."""
     server = start(entry, launch)
     try:
         deadline = time.monotonic() + timeout_s
-        problem = "no answer"
+        problem, wrong_since = "no answer", None
         while time.monotonic() < deadline:
             if server.proc.poll() is not None:
                 raise StartError(f"{entry.name} exited with status {server.proc.returncode}\n{server.output_tail()}")
             try:
                 problem = answer_problem(entry, launch, launch.port)
             except OSError as e:
-                problem = f"cannot connect: {e}"
+                problem, wrong_since = f"cannot connect: {e}", None
+            else:
+                wrong_since = (wrong_since or time.monotonic()) if problem else None
             if not problem:
                 return (time.perf_counter() - server.started_at) * 1000
+            if wrong_since and time.monotonic() - wrong_since > WRONG_FOR_S:
+                raise StartError(
+                    f"{entry.name}: only wrong answers for {WRONG_FOR_S:g} s: {problem}\n{server.output_tail()}"
+                )
             time.sleep(0.001)
         raise StartError(f"{entry.name}: no correct 302 within {timeout_s:g} s: {problem}\n{server.output_tail()}")
     finally:
@@ -117,20 +128,57 @@ def warmup_s(entry: Entry, cfg: Config) -> int:
     return max(cfg.warmup_s, entry.warmup_s)
 
 
-def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
-    """Starts the entry pinned with one thread, checks an answer, warms it up on its whole
-    core, then (in a capped mode) moves it into a CPU cap, measures, stops. Warming up
-    uncapped brings every mode to the same steady state (a JIT compiles at the same pace),
-    so that a capped sample differs from a dedicated one by the cap alone.
-    Raises StartError, WrkError or CapError."""
-    m = mode(mode_name)
-    launch = Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)
-    server = launch_ready(entry, launch)
-    cap = None
+class SampleError(Exception):
+    """A sample the entry failed: it did not start, did not answer, answered wrongly, exited,
+    stopped answering, or wrk could not measure it. str() is the reason in one line; tail is
+    the server's stderr tail (and a peer's own log) for the run's logs folder."""
+
+    def __init__(self, reason: str, tail: str = ""):
+        super().__init__(reason)
+        self.reason, self.tail = reason, tail
+
+
+def check_answer(entry: Entry, launch: Launch, server: Server, when: str) -> None:
+    """One checked `GET /` (answer_problem); raises SampleError saying `when` it failed."""
     try:
         problem = answer_problem(entry, launch, server.port)
-        if problem:
-            raise StartError(f"{entry.name}: wrong answer before the run: {problem}")
+    except OSError as err:  # connect or read timed out, refused, reset
+        problem = f"cannot connect: {err}" if not str(err).startswith("timed out") else "no answer: timed out"
+    if problem:
+        exited = server.proc.poll()
+        what = f"exited with status {exited}" if exited is not None else problem
+        raise SampleError(f"{when}: {what}", server.output_tail())
+
+
+def _machine_fault(dropped_before: int | None) -> str:
+    """Why the sample is the machine's failure (packets dropped by a full conntrack table
+    since dropped_before), or ""."""
+    dropped = (conntrack.drops() or 0) - (dropped_before or 0)
+    if dropped_before is None or dropped <= 0:
+        return ""
+    return (
+        f"the machine, not the entry: the kernel dropped {dropped} packets of new connections, "
+        "its connection-tracking table full (nf_conntrack_max; see arena/README.md)"
+    )
+
+
+def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
+    """Starts the entry pinned with one thread, checks an answer, warms it up on its whole
+    core, then (in a capped mode) moves it into a CPU cap, measures, checks an answer again,
+    stops. Warming up uncapped brings every mode to the same steady state (a JIT compiles at
+    the same pace), so that a capped sample differs from a dedicated one by the cap alone.
+    Raises SampleError for anything the entry (or, for conntrack, the machine) did wrong."""
+    m = mode(mode_name)
+    launch = Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)
+    try:
+        server = launch_ready(entry, launch)
+    except StartError as err:
+        reason, _, tail = str(err).partition("\n")
+        raise SampleError(f"does not start: {reason}", tail) from None
+    cap = None
+    dropped_before = conntrack.drops()
+    try:
+        check_answer(entry, launch, server, "before the run")
         url = f"http://{launch.host}:{server.port}{entry.path if isinstance(entry, Outside) else '/'}"
         warm = warmup_s(entry, cfg)
         if warm > 0:
@@ -143,11 +191,21 @@ def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts:
         server_cpu = server.cpu_seconds() - cpu_before
         peak_rss, pss = server.peak_rss_bytes(), server.pss_bytes()
         if server.proc.poll() is not None:
-            raise StartError(f"{entry.name} exited during the run\n{server.output_tail()}")
+            raise SampleError(f"exited during the run with status {server.proc.returncode}", server.output_tail())
+        check_answer(entry, launch, server, "after the run")
+        if not wrk["requests"]:
+            errors = ", ".join(f"{k} {n}" for k, n in wrk["errors"].items() if n) or "none"
+            raise SampleError(f"answered no request during the run (wrk's errors: {errors})", server.output_tail())
+    except (SampleError, WrkError, CapError) as err:
+        reason, tail = (err.reason, err.tail) if isinstance(err, SampleError) else (str(err), server.output_tail())
+        raise SampleError(_machine_fault(dropped_before) or reason, tail) from None
     finally:
         server.stop()
         if cap:
             cap.remove()
+    fault = _machine_fault(dropped_before)
+    if fault:
+        raise SampleError(fault)
     return Sample.from_wrk(
         entry.name,
         mode_name,

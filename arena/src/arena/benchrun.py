@@ -5,16 +5,16 @@ from __future__ import annotations
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import history, instructions, plan, results
-from .bench import Plan, WrkError, measure_sample, measure_startup, scripts_for
+from . import conntrack, history, instructions, plan, results
+from .bench import Plan, SampleError, measure_sample, measure_startup, scripts_for
 from .build import needs_build
-from .cgroup import CapError, probe
+from .cgroup import probe
 from .entries import Entry, artifact_bytes, runtime_bytes
 from .machine import describe, first_line
-from .model import Config, EntryRecord, Failure, Machine, Run, Verdicts, mode
+from .model import JOURNAL, Config, EntryRecord, Failure, Machine, Run, Sample, Verdicts, journal_line, mode
 from .outside import Outside
 from .process import StartError
 from .sections import tally
@@ -78,14 +78,42 @@ def count_instructions(live: list[Entry], records: dict[str, EntryRecord], cfg: 
                 p.advance(task)
 
 
-def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, verify: bool = True) -> Path:
-    """Measures the chosen entries and writes results_dir/<run-id>/run.json; returns that directory."""
+@dataclass
+class Outcome:
+    """What a bench left: its directory, the entries it dropped on the way (build failed,
+    verification could not run, did not start), and whether Ctrl-C ended it."""
+
+    run_dir: Path
+    dropped: list[str]
+    interrupted: bool
+
+
+def _sample_log(log_dir: Path, name: str, mode_name: str, rep: int, err: SampleError) -> str:
+    """Writes the failed sample's reason and the server's stderr tail; returns the file's name."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    path = log_dir / f"{name}-{mode_name}-rep{rep + 1}.log"
+    path.write_text(f"{name} {mode_name} rep {rep + 1}: {err.reason}\n\n{err.tail or '(no output)'}\n")
+    return path.name
+
+
+def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, verify: bool = True) -> Outcome:
+    """Measures the chosen entries and writes results_dir/<run-id>/run.json, each sample also
+    appended to its samples.jsonl as it is measured. A failed sample is recorded (with its
+    server's stderr tail under logs/) and the run goes on; Ctrl-C ends it with what was
+    measured written."""
     started = results.utc_now()
     run_dir = results.new_run_dir(results_dir, started)
     log_dir = run_dir / "logs"
     cfg = with_cap_or_without(cfg)
     records = {e.name: _record(e) for e in chosen}
     failures: list[Failure] = []
+    samples: list[Sample] = []
+    dropped: list[str] = []
+
+    def drop(name: str, reason: str) -> None:
+        _drop(records[name], reason)
+        dropped.append(name)
+
     for e in chosen:
         if not e.available:
             console.print(f"[yellow]unavailable[/] {e.name}: {e.reason}")
@@ -96,13 +124,52 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
         p.add_task("describing the machine", total=None)
         machine = Machine(**describe())
 
+    def run_doc(unfinished: str | None) -> Run:
+        return Run(
+            run_id=run_dir.name,
+            started=results.iso(started),
+            finished=results.iso(results.utc_now()),
+            machine=machine,
+            config=cfg,
+            entries=list(records.values()),
+            samples=samples,
+            failures=failures,
+            unfinished=unfinished,
+        )
+
+    planned = 0
+    interrupted = False
+    try:
+        live = _prepare(repo, chosen, records, cfg, verify, log_dir, drop)
+        steps = Plan(live, cfg)
+        planned = len(steps.steps)
+        run_doc("the arena stopped while measuring: samples.jsonl holds what it measured").write(run_dir)
+        _measure(steps, cfg, run_dir, log_dir, samples, failures)
+        count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
+    except KeyboardInterrupt:
+        interrupted = True
+        console.print(f"[yellow]interrupted[/]: writing the {len(samples) + len(failures)} samples measured so far")
+
+    unfinished = (
+        f"interrupted (Ctrl-C) after {len(samples) + len(failures)} of {planned} samples" if interrupted else None
+    )
+    run = run_doc(unfinished)
+    run.write(run_dir)
+    results.point_latest(results_dir, run_dir)
+    if not interrupted:  # a partial run would read as a change of level in the history
+        history.append(run, repo, results_dir)
+    return Outcome(run_dir, dropped, interrupted)
+
+
+def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
+    """Builds, describes, verifies and times the start of each entry; returns those still usable."""
     # Build what needs it; a failing build drops that entry only.
     for e in [e for e in chosen if records[e.name].available and needs_build(e)]:
         result = build_with_spinner(e, log_dir)
         if result.ok:
             console.print(f"built {e.name} in {result.seconds:.1f} s")
         else:
-            _drop(records[e.name], f"build failed: `{result.failed_command}` (log {result.log})")
+            drop(e.name, f"build failed: `{result.failed_command}` (log {result.log})")
             console.print(result.tail(10), markup=False, highlight=False)
 
     live = [e for e in chosen if records[e.name].available]
@@ -125,7 +192,7 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
             for future in as_completed(futures):
                 e, v = futures[future], future.result()
                 if v.error:
-                    _drop(records[e.name], f"verification could not run: {v.error.splitlines()[0]}")
+                    drop(e.name, f"verification could not run: {v.error.splitlines()[0]}")
                 else:
                     c = v.counts()
                     sections, failed_cases, core = tally(v.outcomes)
@@ -139,12 +206,15 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
             try:
                 records[e.name].startup_ms = measure_startup(e, cfg)
             except StartError as err:
-                _drop(records[e.name], f"does not start: {str(err).splitlines()[0]}")
+                drop(e.name, f"does not start: {str(err).splitlines()[0]}")
             p.advance(task, cfg.startup_runs)
-    live = [e for e in live if records[e.name].available]
+    return [e for e in live if records[e.name].available]
 
-    steps = Plan(live, cfg)
-    samples = []
+
+def _measure(steps: Plan, cfg: Config, run_dir: Path, log_dir: Path, samples: list, failures: list) -> None:
+    """Every sample of the plan, each appended to samples (or failures) and to the journal
+    as soon as it is known; a failed sample is said and the next one goes on."""
+    live = steps.entries
     cap = f", capped modes at {cfg.cpu_quota:.0%} of it" if cfg.cpu_quota else ""
     console.print(
         f"measuring {len(live)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
@@ -153,6 +223,7 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
         f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}"
     )
     scripts = scripts_for(cfg)
+    journal = run_dir / JOURNAL
     try:
         with bar() as p:
             task = p.add_task("bench", total=len(steps.steps))
@@ -162,30 +233,17 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
                     steps.seconds(done) * ((time.monotonic() - began) / steps.seconds(0, done) if done else 1)
                 )
                 p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14} {left} left")
+                conntrack.wait_for_room(lambda line: p.console.print(f"[yellow]{line}[/]", highlight=False))
                 try:
-                    samples.append(measure_sample(e, mode_name, rep, cfg, scripts))
-                except (StartError, WrkError, CapError) as err:
-                    failures.append(Failure(e.name, mode_name, rep, str(err)))
-                    p.console.print(
-                        f"[red]{e.name} {mode_name} rep {rep}[/]: {str(err).splitlines()[0]}", highlight=False
+                    item = measure_sample(e, mode_name, rep, cfg, scripts)
+                    samples.append(item)
+                except SampleError as err:
+                    item = Failure(
+                        e.name, mode_name, rep, err.reason, f"logs/{_sample_log(log_dir, e.name, mode_name, rep, err)}"
                     )
+                    failures.append(item)
+                    p.console.print(f"[red]{e.name} {mode_name} rep {rep + 1}[/]: {err.reason}", highlight=False)
+                results.append_line(journal, journal_line(item))
                 p.advance(task)
     finally:
         shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
-
-    count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
-
-    run = Run(
-        run_id=run_dir.name,
-        started=results.iso(started),
-        finished=results.iso(results.utc_now()),
-        machine=machine,
-        config=cfg,
-        entries=list(records.values()),
-        samples=samples,
-        failures=failures,
-    )
-    run.write(run_dir)
-    results.point_latest(results_dir, run_dir)
-    history.append(run, repo, results_dir)
-    return run_dir

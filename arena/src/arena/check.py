@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from .bench import WrkError, measure_sample, scripts_for
+from .bench import SampleError, measure_sample, scripts_for
 from .build import build, needs_build, run_logged
-from .cgroup import CapError, probe
+from .cgroup import probe
 from .entries import Entry, artifact_paths
 from .junit import ReportError, count, remove_stale
 from .model import Config
 from .newentry import TODO
-from .process import StartError
 from .sections import tally
 from .verify import run_suite, verify_entry
 
@@ -129,7 +128,7 @@ def check_bench(entry: Entry) -> Item:
     scripts = scripts_for(cfg)
     try:
         sample = measure_sample(entry, mode_name, 0, cfg, scripts)
-    except (StartError, WrkError, CapError) as err:
+    except SampleError as err:
         return Item("capped bench", FAIL, f"{mode_name}: {str(err).splitlines()[0]}")
     finally:
         for path in scripts.values():

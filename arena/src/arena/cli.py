@@ -376,10 +376,19 @@ def bench_cmd(
         every = load_entries(ctx, entries)
         chosen = every if entries else [e for e in every if e.name in ("floor", reference) and e.available]
         chosen.append(outsider)
-    run_dir = run_bench(
+    outcome = run_bench(
         ctx.obj["repo"], chosen, cfg, verify=not no_verify, results_dir=results_dir or ctx.obj["repo"] / "results"
     )
-    publish(run_dir, reference)
+    view = publish(outcome.run_dir, reference)
+    if outcome.interrupted:
+        raise KeyboardInterrupt  # main(): "interrupted", exit 130, after everything is written
+    failed = sorted({(f.entry, f.mode) for f in view.run.failures})
+    if failed or outcome.dropped:
+        what = (
+            [f"{len(view.run.failures)} failed samples ({', '.join(f'{e} {m}' for e, m in failed)})"] if failed else []
+        )
+        what += [f"dropped {', '.join(outcome.dropped)} (see above)"] if outcome.dropped else []
+        raise Failure(f"the run did not measure everything: {'; '.join(what)}")
 
 
 @cli.command("instructions")
@@ -504,8 +513,9 @@ def gate_cmd(
         raise click.exceptions.Exit(1)
 
 
-def publish(run_dir: Path, reference: str | None = None) -> None:
-    """Writes report.md/report.html for a run directory and prints the ranked tables."""
+def publish(run_dir: Path, reference: str | None = None):
+    """Writes report.md/report.html for a run directory, prints the ranked tables, the
+    warnings and the failed samples; returns the report's view."""
     try:
         run = Run.read(run_dir)
     except (ValueError, OSError) as err:  # SchemaError and JSONDecodeError are ValueErrors
@@ -515,7 +525,10 @@ def publish(run_dir: Path, reference: str | None = None) -> None:
         console.print(report_console.ranked(view, mv))
     for warning in view.warnings:
         console.print(f"[yellow]warning[/]: {warning}", highlight=False)
+    if view.failed:
+        console.print(report_console.failed(view))
     console.print(f"results: {run_dir / 'run.json'}\nreports: {md}\n         {html}")
+    return view
 
 
 @cli.command("report")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import compare, instructions
-from .bench import WrkError, measure_sample, scripts_for
+from .bench import SampleError, WrkError, measure_sample, scripts_for
 from .build import build, needs_build
 from .cgroup import CapError
 from .entries import Entry, discover, select
@@ -145,7 +145,7 @@ def _compare_all(old: dict[str, Entry], current: list[Entry], cfg: Config, opts:
         say(f"{entry.name}: " + ("instructions per request (callgrind)" if counted else f"requests/s, {cfg.modes[0]}"))
         try:
             verdicts = count_verdicts(a, entry, opts, say) if counted else [timed_verdict(a, entry, cfg, opts, say)]
-        except (StartError, WrkError, CapError, instructions.CountError) as err:
+        except (SampleError, StartError, WrkError, CapError, instructions.CountError) as err:
             raise GateError(f"{entry.name}: {str(err).splitlines()[0]}") from None
         out += [(entry.name, v) for v in verdicts]
     return out

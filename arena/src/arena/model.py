@@ -16,6 +16,9 @@ from pathlib import Path
 from . import results
 
 SCHEMA_VERSION = 1  # the history of the format is at the top of results.py
+# Beside run.json: each sample and failure appended as it is measured ({"sample": …} or
+# {"failure": …}, one a line), so that a run the arena did not finish can still be reported.
+JOURNAL = "samples.jsonl"
 
 
 # --------------------------------------------------------------------------- registries
@@ -133,6 +136,7 @@ RUN_SCHEMA = {
 }
 INSTRUCTIONS_SCHEMA = {"mode": str, "requests": int, "per_request": NUM, "ir_small": int, "ir_large": int}
 VERIFY_SCHEMA = {"pass": int, "alt": int, "fail": int}
+FAILURE_SCHEMA = {"entry": str, "mode": str, "rep": int, "error": str}  # + log (added later): str
 VERIFY_OPTIONAL = {  # added to schema 1 later: checked when present
     "sections": dict,
     "failures": [{"section": str, "name": str, "detail": str}],
@@ -193,6 +197,12 @@ def validate(doc: object) -> dict:
             raise SchemaError(f"samples[{i}].entry: {s['entry']!r} is not in entries")
         if s["mode"] not in doc["config"]["modes"]:
             raise SchemaError(f"samples[{i}].mode: {s['mode']!r} is not in config.modes")
+    for i, f in enumerate(doc.get("failures", [])):
+        _check(f, FAILURE_SCHEMA, f"failures[{i}]")
+        if "log" in f:
+            _check(f["log"], OPT_STR, f"failures[{i}].log")
+    if "unfinished" in doc:
+        _check(doc["unfinished"], OPT_STR, "unfinished")
     quota = doc["config"].get("cpu_quota")
     if quota is not None and (isinstance(quota, bool) or not isinstance(quota, NUM) or not 0 < quota <= 1):
         raise SchemaError(f"config.cpu_quota: must be a number in (0, 1] or null, got {quota!r}")
@@ -486,15 +496,32 @@ class Config:
 
 @dataclass
 class Failure:
-    """A sample that could not be measured."""
+    """A sample that could not be measured: why, and where the server's stderr tail went."""
 
     entry: str
     mode: str
     rep: int
-    error: str
+    error: str  # the reason; its first line is what the report shows (older runs kept the tail here)
+    log: str | None = None  # the server's stderr tail, relative to the run's directory (added later)
+
+    @property
+    def reason(self) -> str:
+        return self.error.splitlines()[0] if self.error else "no reason recorded"
+
+    @classmethod
+    def load(cls, d: dict) -> Failure:
+        return cls(d["entry"], d["mode"], d["rep"], d["error"], d.get("log"))
 
     def to_json(self) -> dict:
-        return {"entry": self.entry, "mode": self.mode, "rep": self.rep, "error": self.error}
+        d = {"entry": self.entry, "mode": self.mode, "rep": self.rep, "error": self.error}
+        if self.log is not None:
+            d["log"] = self.log
+        return d
+
+
+def journal_line(item: Sample | Failure) -> dict:
+    """One line of the JOURNAL for a sample or a failure."""
+    return {"sample": item.to_json()} if isinstance(item, Sample) else {"failure": item.to_json()}
 
 
 @dataclass
@@ -507,6 +534,9 @@ class Run:
     entries: list[EntryRecord]
     samples: list[Sample]
     failures: list[Failure] = field(default_factory=list)
+    # Why the run did not finish (interrupted, or the arena stopped while measuring: then
+    # run.json is the one written before the samples and the JOURNAL holds them); None: it did.
+    unfinished: str | None = None
 
     def entry(self, name: str) -> EntryRecord | None:
         return next((e for e in self.entries if e.name == name), None)
@@ -532,7 +562,8 @@ class Run:
             config=Config.load(doc["config"]),
             entries=[EntryRecord.load(e) for e in doc["entries"]],
             samples=[Sample.load(s) for s in doc["samples"]],
-            failures=[Failure(**f) for f in doc.get("failures", [])],
+            failures=[Failure.load(f) for f in doc.get("failures", [])],
+            unfinished=doc.get("unfinished"),
         )
 
     def to_json(self) -> dict:
@@ -548,12 +579,26 @@ class Run:
                 "samples": [s.to_json() for s in self.samples],
                 "failures": [f.to_json() for f in self.failures],
             }
+            | ({"unfinished": self.unfinished} if self.unfinished else {})
         )
 
     @classmethod
     def read(cls, path: Path) -> Run:
-        """A run.json, a run directory or results/latest; raises SchemaError, OSError, ValueError."""
-        return cls.load(results.read_json(path / "run.json" if path.is_dir() else path))
+        """A run.json, a run directory or results/latest; raises SchemaError, OSError, ValueError.
+
+        An unfinished run also takes the samples and failures of its JOURNAL that run.json
+        does not hold (the arena stopped before writing them there)."""
+        run_json = path / "run.json" if path.is_dir() else path
+        doc = results.read_json(run_json)
+        journal = run_json.parent / JOURNAL
+        if isinstance(doc, dict) and doc.get("unfinished") and journal.is_file():
+            have = {(x["entry"], x["mode"], x["rep"]) for key in ("samples", "failures") for x in doc.get(key, [])}
+            for line in results.read_lines(journal):
+                for key, kind in (("sample", "samples"), ("failure", "failures")):
+                    item = line.get(key) if isinstance(line, dict) else None
+                    if isinstance(item, dict) and (item.get("entry"), item.get("mode"), item.get("rep")) not in have:
+                        doc.setdefault(kind, []).append(item)
+        return cls.load(doc)
 
     def write(self, run_dir: Path) -> Path:
         """Validates and writes run_dir/run.json atomically; returns its path."""

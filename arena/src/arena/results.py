@@ -8,7 +8,15 @@ changes meaning or type, and keep reading the older versions):
   run); samples of the modes keepalive-capped and close-capped; entry kind "floor";
   entries[].instructions (native entries: callgrind's instructions per request per mode,
   [{mode, requests, per_request, ir_small, ir_large, annotation?}]); entries[].warmup_s
-  (the entry's own warm-up in seconds, entry.toml `warmup_s`, when it has one).
+  (the entry's own warm-up in seconds, entry.toml `warmup_s`, when it has one);
+  failures[].log (the failed sample's server stderr tail, a file under logs/, relative to
+  the run's directory; failures[].error is then its reason in one line, and failures are
+  checked: entry, mode, rep, error); unfinished (why the run did not finish: interrupted,
+  or the arena stopped while measuring; absent when it did).
+Beside run.json, samples.jsonl holds each sample and failure as it was measured
+({"sample": {...}} or {"failure": {...}}, one a line, added later): run.json is written
+before the samples with `unfinished` set, and `arena report` adds what samples.jsonl holds
+beyond it.
 Beside run.json, `arena latency --run` and `arena sweep --run` write latency/latency.json
 and sweep/sweep.json ({seconds, method, results | sweeps}; `method` added later), which the
 run's report includes.
@@ -55,6 +63,25 @@ def write_json(path: Path, doc: dict) -> Path:
 def read_json(path: Path) -> object:
     """The JSON document at path; raises OSError or ValueError (json.JSONDecodeError)."""
     return json.loads(path.read_text())
+
+
+def append_line(path: Path, doc: dict) -> None:
+    """Appends doc to path as one JSON line and syncs it to the disk before returning."""
+    with path.open("a") as f:
+        f.write(json.dumps(doc) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_lines(path: Path) -> list[object]:
+    """The JSON lines of path; a line that does not parse (one cut short by a crash) is skipped."""
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
 
 
 def point_latest(results: Path, run_dir: Path) -> None:

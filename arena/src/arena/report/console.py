@@ -36,3 +36,15 @@ def ranked(view: View, mv: ModeView) -> Table:
             cells = cells[:4] + [""] * (len(cells) - 5) + [cells[4]]
         t.add_row(*(cells[i] for i in keep))
     return t
+
+
+def failed(view: View) -> Table:
+    """The failed samples per entry and mode: how many, why, where the logs are."""
+    t = Table(title="failed samples (the server's stderr tail in each log)")
+    for heading in ("entry", "mode", "failed", "reason", "logs"):
+        t.add_column(heading, justify="right" if heading == "failed" else "left")
+    for group in view.failed:
+        total = len(group.failures) + group.measured
+        logs = ", ".join(f.log for f in group.failures if f.log) or "–"
+        t.add_row(group.entry, group.mode, f"{len(group.failures)} of {total}", "; ".join(group.reasons), logs)
+    return t

@@ -7,12 +7,14 @@ import html
 
 from . import svg
 from .tables import (
+    FAILED_WORDS,
     INSTRUCTIONS_WORDS,
     Part,
     Section,
     Table,
     conformance_table,
     entries_table,
+    failed_table,
     failing_cases,
     footprint_table,
     instruction_profiles,
@@ -90,6 +92,9 @@ def render(view: View, loads: list[Part] = ()) -> str:
         if view.warnings
         else "<p>None.</p>"
     )
+    failed = failed_table(view)
+    if failed is not None:
+        parts += ["<h2>Failed samples</h2>", f"<p>{e(FAILED_WORDS)}</p>", table(failed)]
     for mv in view.modes:
         parts.append(f"<h2>Requests per second: {e(mv.mode.name)} ({e(mv.mode.words)})</h2>")
         if mv.reference_problem:

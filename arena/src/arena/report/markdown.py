@@ -5,12 +5,14 @@ from __future__ import annotations
 import html
 
 from .tables import (
+    FAILED_WORDS,
     INSTRUCTIONS_WORDS,
     Part,
     Section,
     Table,
     conformance_table,
     entries_table,
+    failed_table,
     failing_cases,
     footprint_table,
     instruction_profiles,
@@ -72,6 +74,9 @@ def render(view: View, loads: list[Part] = ()) -> str:
     out += [f"- {cell(line)}" for line in machine_lines(view)]
     out += ["", "## Method", ""] + [f"- {cell(line)}" for line in method_lines(view)]
     out += ["", "## Warnings", ""] + ([f"- {cell(w)}" for w in view.warnings] or ["None."])
+    failed = failed_table(view)
+    if failed is not None:
+        out += ["", "## Failed samples", "", cell(FAILED_WORDS), "", table(failed)]
     for mv in view.modes:
         out += ["", f"## Requests per second: {cell(mv.mode.name)} ({cell(mv.mode.words)})", ""]
         if mv.reference_problem:

@@ -52,6 +52,23 @@ def mode_table(view: View, mv: ModeView) -> Table:
     return table
 
 
+FAILED_WORDS = (
+    "Samples the entry did not let the arena measure (it did not start, did not answer, answered wrongly, "
+    "exited, or stopped answering), or that the machine spoiled; each has its server's stderr tail in the log."
+)
+
+
+def failed_table(view: View) -> Table | None:
+    """Every failed sample, per entry and mode: repetition, reason, log; None when none failed."""
+    if not view.failed:
+        return None
+    table = Table(["entry", "mode", "rep", "reason", "log"], [], numeric={2})
+    for group in view.failed:
+        for f in group.failures:
+            table.rows.append([fmt.text(f.entry), f.mode, str(f.rep + 1), f.reason, f.log or "–"])
+    return table
+
+
 def footprint_table(view: View) -> Table:
     """Size on disk, startup and memory per entry; memory over all samples of all modes."""
     table = Table(

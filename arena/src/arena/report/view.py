@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import CAP_DISTORTION, EntryRecord, InstructionCount, Mode, Run
+from ..model import CAP_DISTORTION, EntryRecord, Failure, InstructionCount, Mode, Run
 from ..stats import Ratio, Series, Summary, group_samples, median, ratio, summarize
 
 FLOOR_WORDS = (
@@ -90,12 +90,34 @@ class ModeView:
 
 
 @dataclass
+class Failed:
+    """The failed samples of one entry in one mode (run.failures), in repetition order."""
+
+    entry: str
+    mode: str
+    failures: list[Failure]
+    measured: int  # samples of the same entry and mode that were measured
+
+    @property
+    def reasons(self) -> list[str]:
+        """The distinct reasons, first seen first."""
+        return list(dict.fromkeys(f.reason for f in self.failures))
+
+    def words(self) -> str:
+        total = len(self.failures) + self.measured
+        return f"{len(self.failures)} of {plural(total, 'sample')} of {self.entry} in mode {self.mode} failed: " + (
+            "; ".join(self.reasons)
+        )
+
+
+@dataclass
 class View:
     run: Run
     reference: str
     groups: dict[tuple[str, str], Series]
     modes: list[ModeView] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    failed: list[Failed] = field(default_factory=list)  # per entry and mode, in the run's order
 
     def series_of(self, entry: str) -> list[Series]:
         """Every series of one entry, in the run's mode order."""
@@ -184,7 +206,8 @@ def mode_view(view: View, mode: Mode) -> ModeView:
         if not entry.available:
             row.reason = "unavailable: " + (entry.reason or "no reason given")
         elif series is None:
-            row.reason = "no samples in this mode"
+            failed = next((f for f in view.failed if f.entry == entry.name and f.mode == mode.name), None)
+            row.reason = f"every sample failed: {failed.reasons[0]}" if failed else "no samples in this mode"
         else:
             if ref_series is not None:
                 row.ratio = ratio(series["rps"], ref_series["rps"])
@@ -256,6 +279,9 @@ def _warnings(view: View) -> list[str]:
     """Everything a reader must know before trusting the figures, in plain words."""
     run = view.run
     out = []
+    if run.unfinished:
+        out.append(f"this run did not finish ({run.unfinished}): the figures are those of the samples measured before")
+    out += [f.words() for f in view.failed]
     if run.config.quick:
         out.append("this was a quick run: durations and repetitions are too short to compare entries")
     if run.config.cap_problem:
@@ -282,9 +308,24 @@ def _warnings(view: View) -> list[str]:
 def build(run: Run, reference: str | None = None) -> View:
     """The view of run, with ratios to `reference` (default: the run's own)."""
     view = View(run, reference or run.config.reference, group_samples(run.samples))
+    view.failed = failed_groups(run)
     view.modes = [mode_view(view, m) for m in run.modes]
     view.warnings = _warnings(view)
     return view
+
+
+def failed_groups(run: Run) -> list[Failed]:
+    """run.failures grouped by entry and mode, in the order of the run's entries and modes."""
+    out = []
+    for entry in run.entries:
+        for mode_name in run.config.modes:
+            mine = sorted(
+                (f for f in run.failures if f.entry == entry.name and f.mode == mode_name), key=lambda f: f.rep
+            )
+            if mine:
+                measured = sum(1 for s in run.samples if s.entry == entry.name and s.mode == mode_name)
+                out.append(Failed(entry.name, mode_name, mine, measured))
+    return out
 
 
 def startup(entry: EntryRecord) -> Summary | None:
