@@ -1,17 +1,34 @@
 """deploy/install, as deploy/README.md runs it, into a temporary root: what it writes (the
 config with the image folder, not a count; both units; the HTTPS site for the name and
-certificate), its errors, and that systemd accepts the installed units."""
+certificate), its errors, that systemd accepts the installed units, and the installed files
+at work: the socket as renard.socket makes it, renard started as renard.service starts it
+(through systemd-socket-activate), nginx with the installed site, visited over HTTPS on
+IPv4 and IPv6; a 22nd image appears after `systemctl reload renard`'s signal, on a
+connection opened before it."""
 
 import os
+import re
 import shutil
 import struct
 import subprocess
+import tempfile
 import zlib
 from pathlib import Path
 
 import pytest
 
-from stack import self_signed
+from http_client import Client
+from stack import (
+    Notifications,
+    activated,
+    free_port,
+    held_unix_socket,
+    nginx_conf,
+    self_signed,
+    substitute,
+    tls_context,
+    wait_for_port,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL = REPO / "deploy" / "install"
@@ -135,3 +152,96 @@ def test_a_missing_certificate_names_certbot_and_writes_nothing(images, tmp_path
     assert result.stderr.startswith(f"install: --certificate: no file /etc/letsencrypt/live/{NAME}/fullchain.pem")
     assert "certbot certonly" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def unit_value(unit: str, key: str) -> str:
+    match = re.search(rf"^{key}=(.*)$", unit, re.M)
+    assert match, f"no {key}= in the unit"
+    return match.group(1)
+
+
+def curl_https(host: str, port: int, cert: Path, path: str) -> str:
+    """The status line and headers of GET https://avatar.test:port/path, the name resolved to host."""
+    result = subprocess.run(
+        ["curl", "--silent", "--show-error", "--max-time", "10", "--cacert", str(cert), "--resolve"]
+        + [f"{NAME}:{port}:{host}", "--output", "/dev/null", "--dump-header", "-", f"https://{NAME}:{port}{path}"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def draws(client: Client, n: int) -> set[int]:
+    """The k of n unseeded visits on one connection through nginx."""
+    seen = set()
+    for _ in range(n):
+        answer = client.get("/")
+        assert answer.status == 302, answer
+        seen.add(int(re.fullmatch(rf"https://{re.escape(NAME)}/Renard-(\d+)\.png", answer.headers["location"])[1]))
+    return seen
+
+
+def test_the_installed_service_serves_https_and_a_22nd_image_appears_on_reload(images, tmp_path):
+    root = tmp_path / "root"
+    cert, key = installed(root, images)
+    units = root / "etc/systemd/system"
+    socket_unit, service = (units / "renard.socket").read_text(), (units / "renard.service").read_text()
+    assert (unit_value(socket_unit, "SocketGroup"), unit_value(socket_unit, "SocketMode")) == ("www-data", "0660")
+
+    # The socket where renard.socket puts it, moved to a folder of the test's; the rest of
+    # the paths are the installed files under root.
+    sockets = Path(tempfile.mkdtemp(prefix="renard-sockets-"))
+    os.chmod(sockets, 0o755)
+    path = sockets / "renard.sock"
+    shipped = unit_value(socket_unit, "ListenStream")
+    https, http = free_port(), free_port()
+    site = (root / "etc/nginx/conf.d/renard.conf").read_text()
+    for old, new in [
+        (f"    server unix:{shipped} ", f"    server unix:{path} "),
+        ("    listen 80;", f"    listen 127.0.0.1:{http};"),
+        ("    listen [::]:80;", f"    listen [::1]:{http};"),
+        ("    listen 443 ssl http2;", f"    listen 127.0.0.1:{https} ssl http2;"),
+        ("    listen [::]:443 ssl http2;", f"    listen [::1]:{https} ssl http2;"),
+        (f"    ssl_certificate {cert};", f"    ssl_certificate {root}{cert};"),
+        (f"    ssl_certificate_key {key};", f"    ssl_certificate_key {root}{key};"),
+    ]:
+        site = substitute(site, old, new, old.strip())
+    (tmp_path / "site.conf").write_text(site)
+    (tmp_path / "nginx.conf").write_text(nginx_conf(tmp_path, tmp_path / "site.conf"))
+    argv = [str(root) + arg if arg.startswith("/") else arg for arg in unit_value(service, "ExecStart").split()]
+    assert argv == [f"{root}/usr/local/bin/renard", "--config", f"{root}/etc/renard/renard.conf"]
+
+    held, notify = held_unix_socket(path), Notifications(tmp_path / "notify")
+    server = activated(argv, held, notify.path, stderr=subprocess.PIPE, text=True)
+    nginx = subprocess.Popen(["nginx", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")])
+    try:
+        wait_for_port(https)
+        for host in ("127.0.0.1", "::1"):  # the first visit starts renard (socket activation)
+            answer = curl_https(host, https, root / cert.relative_to("/"), "/")
+            assert answer.startswith("HTTP/2 302") and f"location: https://{NAME}/Renard-" in answer
+        notify.expect("READY=1")
+
+        kept = Client(https, tls=tls_context(root / cert.relative_to("/")))
+        assert draws(kept, 300) <= set(range(1, 22))
+        (images / "Renard-22.png").write_bytes(tiny_png(250))
+        reload = unit_value(service, "ExecReload").replace("$MAINPID", str(server.pid)).split()
+        subprocess.run(reload, check=True)
+        seen = notify.expect("READY=1")
+        assert seen[0] == "RELOADING=1", seen
+        assert 22 in draws(kept, 600)  # missed in 600 draws of 22: probability 7e-13
+        image = kept.get("/Renard-22.png")
+        assert (image.status, image.body) == (200, tiny_png(250))
+        assert image.headers["cache-control"] == "public, max-age=31536000, immutable"
+        assert kept.connections == 1  # no connection dropped by the reload
+        server.terminate()
+        notify.expect("STOPPING=1")
+        assert server.wait(timeout=10) == 0
+    finally:
+        for proc in (nginx, server):
+            proc.terminate()
+            proc.wait(timeout=10)
+        held.close()
+        notify.close()
+        shutil.rmtree(sockets)
