@@ -20,7 +20,7 @@ from pathlib import Path
 
 PROC = Path("/proc/sys/net/netfilter")
 STAT = Path("/proc/net/stat/nf_conntrack")
-ROOM = 0.5  # a sample starts when the table is at most this full (one close sample adds ~15 000)
+ROOM = 0.6  # a sample starts with the table at most this full: a close sample adds 15 000 (a JVM peer warming up, 75 000)
 TIME_WAIT_S = 120.0  # the kernel's default hold of a closed connection, when unreadable
 
 
