@@ -43,10 +43,12 @@ impl<'s> Conns<'s> {
                 open.fetch_add(1, Ordering::Relaxed); // the newcomer's; remove() returns the victim's
                 self.remove(index);
                 self.svc.evicted.fetch_add(1, Ordering::Relaxed);
+                self.svc.note_cap();
                 true
             }
             None => {
                 self.svc.refused.fetch_add(1, Ordering::Relaxed);
+                self.svc.note_cap();
                 false
             }
         }

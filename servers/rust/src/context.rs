@@ -24,6 +24,9 @@ pub struct Content {
     pub redirects: Redirects,
     /// The longest response any request can get, in octets.
     pub max_response: usize,
+    /// The template, and the folder N was counted in (for the reload's line).
+    pub location: Vec<u8>,
+    pub count_from: Option<std::path::PathBuf>,
 }
 
 impl Content {
@@ -34,7 +37,13 @@ impl Content {
         if config.metrics {
             max_response = max_response.max(crate::metrics::MAX_RESPONSE);
         }
-        Content { count: config.count, redirects, max_response }
+        Content {
+            count: config.count,
+            redirects,
+            max_response,
+            location: config.location.clone(),
+            count_from: config.count_from.clone(),
+        }
     }
 }
 
@@ -59,6 +68,8 @@ pub struct Service {
     pub started: Instant,
     /// Every thread's response counters, summed when the metrics are read.
     counters: Mutex<Vec<Arc<Counters>>>,
+    /// The rate limit of the line printed at the cap (SPEC §8).
+    pub cap_line: crate::report::CapLine,
 }
 
 impl Service {
@@ -76,6 +87,7 @@ impl Service {
             refused: AtomicU64::new(0),
             started: Instant::now(),
             counters: Mutex::new(Vec::new()),
+            cap_line: Default::default(),
         }
     }
 
@@ -91,6 +103,15 @@ impl Service {
         let mut current = self.content.lock().unwrap_or_else(PoisonError::into_inner);
         *current = (current.0 + 1, content);
         self.generation.store(current.0, Ordering::Release);
+    }
+
+    /// At the cap (SPEC §7.5): print the cap line if one is due.
+    pub fn note_cap(&self) {
+        let now_ms = self.started.elapsed().as_millis() as u64;
+        let (evicted, refused) = (self.evicted.load(Ordering::Relaxed), self.refused.load(Ordering::Relaxed));
+        if let Some(line) = self.cap_line.due(now_ms.max(1), self.config.max_connections, evicted, refused) {
+            eprintln!("{line}");
+        }
     }
 
     /// How many times the content was replaced: one load, read at every wake.

@@ -6,7 +6,7 @@
 //! machine; [`request`] parses a head; [`response`] decides and renders the answer, with
 //! [`seed`] for seeded choices; [`config`] reads the command line; [`context`] holds what
 //! every thread reads and what each thread owns; [`metrics`] counts and shows; [`check`]
-//! is `--check`; [`reload`] is SIGHUP; [`notify`] tells systemd how it goes; [`users`] turns `--socket-owner` names into ids; [`clock`] is the monotonic clock as an integer.
+//! is `--check`; [`reload`] is SIGHUP; [`notify`] tells systemd how it goes; [`report`] writes the operator's lines; [`users`] turns `--socket-owner` names into ids; [`clock`] is the monotonic clock as an integer.
 
 pub mod check;
 pub mod clock;
@@ -18,6 +18,7 @@ pub mod listener;
 pub mod metrics;
 pub mod notify;
 pub mod reload;
+pub mod report;
 pub mod request;
 pub mod response;
 pub mod seed;

@@ -9,15 +9,16 @@ use std::io::Read;
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 
-/// Reload with `config`, the configuration read again (Err: its one-line error, which is
-/// returned as the line to print).
-pub fn reload(svc: &Service, config: Result<Config, String>) -> Result<(), String> {
+/// Reload with `config`, the configuration read again: Ok is the line saying what changed,
+/// Err the line saying why nothing did (each printed by the caller).
+pub fn reload(svc: &Service, config: Result<Config, String>) -> Result<String, String> {
     let config = config.map_err(|line| {
         let reason = line.strip_prefix("renard: ").unwrap_or(&line);
         format!("renard: reload failed, nothing changed: {reason}")
     })?;
+    let line = crate::report::reload_line(&svc.content().1, &config, &svc.config);
     svc.replace_content(&config);
-    Ok(())
+    Ok(line)
 }
 
 /// Reload on every SIGHUP, in a thread of its own: `read_again` reads the configuration
@@ -37,8 +38,8 @@ pub fn on_sighup(
                 Ok(0) => return, // the write end is gone: no more signals
                 Ok(_) => {
                     crate::notify::reloading();
-                    if let Err(line) = reload(&svc, read_again()) {
-                        eprintln!("{line}");
+                    match reload(&svc, read_again()) {
+                        Ok(line) | Err(line) => eprintln!("{line}"),
                     }
                     crate::notify::ready(); // a failed reload leaves the service as it was: ready
                 }
@@ -67,7 +68,8 @@ mod tests {
     fn threads_take_the_new_count_and_template_at_their_next_wake() {
         let svc = Service::new(config(&["--count", "3"]).unwrap());
         let mut s = Scratch::new(&svc, 1);
-        reload(&svc, config(&["--count", "7", "--location", "/x/{n}"])).unwrap();
+        let line = reload(&svc, config(&["--count", "7", "--location", "/x/{n}"])).unwrap();
+        assert!(line.starts_with("renard: reloaded: N 3 -> 7, location "), "{line}");
         assert_eq!(s.count, 3);
         s.follow(&svc);
         assert_eq!((s.count, s.content.count), (7, 7));
