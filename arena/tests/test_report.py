@@ -469,3 +469,60 @@ def test_chromium_renders_charts_and_tables(run, tmp_path):
     chromium(tmp_path, "--window-size=1280,2400", f"--screenshot={shot}", page.as_uri())
     data = shot.read_bytes()
     assert png_size(data) == (1280, 2400) and len(data) > 20_000
+
+
+# measurement faults and failed samples (issues 28 and 31)
+
+
+def test_an_entry_measured_above_the_floor_beyond_noise_is_called_a_measurement_fault(run):
+    run = with_floor(run)
+    for s in run["samples"]:
+        if s["entry"] == "floor" and s["mode"] == "keepalive":
+            s["rps"] = s["rps"] / 1.25 / 1.3  # rust's figures now 1.3x the floor's, ranges apart
+    said = [w for w in warnings(run) if "above the floor" in w]
+    assert [w.split()[0] for w in said] == ["rust", "nginx-lua"]  # java-seed stays below it
+    assert said[0] == (
+        "rust measured above the floor (floor) in mode keepalive, beyond the repetitions' noise (1.30× (1.27–1.34)): "
+        "a server that parses and answers cannot outrun one that only answers, so this is a fault of the "
+        "measurement (the machine, the load generator, or the floor), not a result"
+    )
+    assert not [w for w in warnings(with_floor(json.loads(FIXTURE.read_text()))) if "above the floor" in w]
+
+
+def test_failed_samples_are_reported_per_entry_and_mode_with_reason_and_log(run):
+    run["samples"] = [s for s in run["samples"] if not (s["entry"] == "java-seed" and s["mode"] == "close")]
+    run["samples"] = [s for s in run["samples"] if not (s["entry"] == "rust" and s["mode"] == "keepalive" and s["rep"])]
+    run["failures"] = [
+        {
+            "entry": "java-seed",
+            "mode": "close",
+            "rep": r,
+            "error": "exited during the run with status 3",
+            "log": f"logs/java-seed-close-rep{r + 1}.log",
+        }
+        for r in range(3)
+    ] + [
+        {"entry": "rust", "mode": "keepalive", "rep": 1, "error": "after the run: got 0 of 1 responses\ntail"},
+        {"entry": "rust", "mode": "keepalive", "rep": 2, "error": "after the run: got 0 of 1 responses"},
+    ]
+    v = view(run)
+    assert [(f.entry, f.mode, len(f.failures), f.measured) for f in v.failed] == [
+        ("rust", "keepalive", 2, 1),
+        ("java-seed", "close", 3, 0),
+    ]
+    assert "2 of 3 samples of rust in mode keepalive failed: after the run: got 0 of 1 responses" in v.warnings
+    assert "3 of 3 samples of java-seed in mode close failed: exited during the run with status 3" in v.warnings
+    java = by_entry(ranked_table(run, "close"))["java-seed"]
+    assert java.rank is None and java.reason == "every sample failed: exited during the run with status 3"
+    md, page = render_markdown(run), render_html(run)
+    assert "| java-seed | close | 3 | exited during the run with status 3 | logs/java-seed-close-rep3.log |" in md
+    assert "| rust | keepalive | 2 | after the run: got 0 of 1 responses | – |" in md
+    assert "<h2>Failed samples</h2>" in page and "logs/java-seed-close-rep1.log" in page
+
+
+def test_an_unfinished_run_says_so_first(run):
+    run["unfinished"] = "interrupted (Ctrl-C) after 20 of 27 samples"
+    assert warnings(run)[0] == (
+        "this run did not finish (interrupted (Ctrl-C) after 20 of 27 samples): "
+        "the figures are those of the samples measured before"
+    )

@@ -264,6 +264,16 @@ def _series_warnings(view: View, mv: ModeView, row: Row) -> list[str]:
             f"request, more than {CAP_DISTORTION - 1:.0%} in the median, but {row.unconfirmed_words()}; "
             "ranked by its capped requests/s (repetitions whose ranges separate would confirm it)"
         )
+    floor = view.run.floor
+    floor_series = view.groups.get((floor.name, mode)) if floor and not row.entry.is_floor else None
+    if floor_series is not None and min(floor_series["rps"]) > 0:
+        above = ratio(series["rps"], floor_series["rps"])
+        if above.median_ratio > 1 and above.significant:
+            out.append(
+                f"{name} measured above the floor ({floor.name}) in mode {mode}, beyond the repetitions' noise "
+                f"({fmt_ratio(above)}): a server that parses and answers cannot outrun one that only answers, "
+                "so this is a fault of the measurement (the machine, the load generator, or the floor), not a result"
+            )
     if row.ratio is not None and not row.is_reference and not row.ratio.significant:
         ref = view.groups[(reference, mode)]
         why = (
