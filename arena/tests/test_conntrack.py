@@ -61,3 +61,9 @@ def test_a_full_table_waits_until_its_entries_expire_and_says_so(tmp_path, monke
         "the kernel's connection-tracking table holds 990 of 1,000 entries "
         "(closed connections are kept 120 s): waiting for room before the next sample"
     ]
+
+
+def test_a_sample_that_opens_few_connections_waits_only_for_a_nearly_full_table(tmp_path, monkeypatch):
+    table(tmp_path, monkeypatch, count=900)
+    said = []
+    assert conntrack.wait_for_room(said.append, conntrack.ROOM_FEW, sleep=lambda s: 1 / 0) == 0.0 and said == []

@@ -233,7 +233,10 @@ def _measure(steps: Plan, cfg: Config, run_dir: Path, log_dir: Path, samples: li
                     steps.seconds(done) * ((time.monotonic() - began) / steps.seconds(0, done) if done else 1)
                 )
                 p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14} {left} left")
-                conntrack.wait_for_room(lambda line: p.console.print(f"[yellow]{line}[/]", highlight=False))
+                conntrack.wait_for_room(
+                    lambda line: p.console.print(f"[yellow]{line}[/]", highlight=False),
+                    conntrack.ROOM if mode(mode_name).connects_per_request else conntrack.ROOM_FEW,
+                )
                 try:
                     item = measure_sample(e, mode_name, rep, cfg, scripts)
                     samples.append(item)

@@ -20,7 +20,10 @@ from pathlib import Path
 
 PROC = Path("/proc/sys/net/netfilter")
 STAT = Path("/proc/net/stat/nf_conntrack")
-ROOM = 0.6  # a sample starts with the table at most this full: a close sample adds 15 000 (a JVM peer warming up, 75 000)
+ROOM = (
+    0.6  # a sample starts with the table at most this full: a close sample adds 15 000 (a JVM peer warming up, 75 000)
+)
+ROOM_FEW = 0.95  # for a sample that opens few connections (keep-alive, pipelined)
 TIME_WAIT_S = 120.0  # the kernel's default hold of a closed connection, when unreadable
 
 
@@ -48,11 +51,12 @@ def drops() -> int | None:
         return None
 
 
-def wait_for_room(say: Callable[[str], None], sleep=time.sleep) -> float:
-    """Waits until the table is at most ROOM full, at most the time a closed connection is
-    held (the entries that fill it expire by then); returns the seconds waited."""
+def wait_for_room(say: Callable[[str], None], room: float = ROOM, sleep=time.sleep) -> float:
+    """Waits until the table is at most `room` full (a share of nf_conntrack_max), at most the
+    time a closed connection is held (the entries that fill it expire by then); returns the
+    seconds waited."""
     now = usage()
-    if now is None or now[0] <= ROOM * now[1]:
+    if now is None or now[0] <= room * now[1]:
         return 0.0
     hold = _read_int(PROC / "nf_conntrack_tcp_timeout_time_wait") or TIME_WAIT_S
     say(
@@ -63,6 +67,6 @@ def wait_for_room(say: Callable[[str], None], sleep=time.sleep) -> float:
     while time.monotonic() - began < hold + 5:
         sleep(1.0)
         now = usage()
-        if now is None or now[0] <= ROOM * now[1]:
+        if now is None or now[0] <= room * now[1]:
             break
     return time.monotonic() - began

@@ -47,6 +47,11 @@ class Mode:
         return self.dedicated is not None
 
     @property
+    def connects_per_request(self) -> bool:
+        """wrk opens a new connection for each request (the close modes)."""
+        return "Connection: close" in self.wrk_args
+
+    @property
     def latency_note(self) -> str | None:
         return None if self.timed else "wrk does not time pipelined requests (wg/wrk#236): latency not measured"
 
