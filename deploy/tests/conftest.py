@@ -21,9 +21,10 @@ def renard() -> Path:
     return RENARD
 
 
-@pytest.fixture
-def stack(renard, tmp_path):
-    with Stack(renard, tmp_path) as s:
+@pytest.fixture(params=["unix", "tcp"])
+def stack(renard, tmp_path, request):
+    """nginx in front of one renard, on a Unix socket (the site's default) or TCP loopback."""
+    with Stack(renard, tmp_path, upstream=request.param) as s:
         yield s
 
 

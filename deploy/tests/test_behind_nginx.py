@@ -108,10 +108,13 @@ def test_nginx_reuses_its_connections_to_renard(stack):
     client = Client(stack.port, tls=stack.tls())
     for _ in range(50):
         assert client.get("/").status == 302
+    # The connections renard accepted on its address (TCP or Unix): nginx's, kept alive.
+    renard, address = f"pid={stack.instances[0].pid},", stack.listen_address(0).removeprefix("unix:")
     established = subprocess.run(
-        ["ss", "-Htn", "state", "established", f"( dport = :{stack.tcp_ports[0]} )"],
+        ["ss", "-H", "--tcp", "--unix", "--processes", "state", "established"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.splitlines()
-    assert 1 <= len(established) <= 2, established  # one kept-alive upstream connection, not 50
+    mine = [line for line in established if renard in line and f"{address} " in line]
+    assert 1 <= len(mine) <= 2, mine  # one kept-alive upstream connection, not 50
