@@ -2,7 +2,12 @@
 own text parser, so that what renard prints is what a Prometheus server scrapes."""
 
 import http.client
+import os
+import re
 import socket
+import subprocess
+import time
+from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -21,7 +26,8 @@ def server(renard):
 
 
 def scrape(port):
-    """The metrics as {sample name or name{status}: value}, and the families' types."""
+    """The metrics as {sample name, or name{label values in label-name order}: value}, and
+    the families' types."""
     answer = Client(port).get("/metrics")
     assert answer.status == 200
     assert answer.headers["content-type"] == "text/plain; version=0.0.4"
@@ -30,7 +36,8 @@ def scrape(port):
     for family in text_string_to_metric_families(answer.body.decode()):
         types[family.name] = family.type
         for sample in family.samples:
-            key = sample.name + (f"{{{sample.labels['status']}}}" if sample.labels else "")
+            labels = ",".join(sample.labels[name] for name in sorted(sample.labels))
+            key = sample.name + (f"{{{labels}}}" if labels else "")
             values[key] = sample.value
     return values, types
 
@@ -44,6 +51,12 @@ def test_metrics_are_prometheus_text_with_every_family_typed(server):
         "renard_evicted": "counter",
         "renard_refused": "counter",
         "renard_uptime_seconds": "gauge",
+        "renard_build_info": "gauge",
+        "process_cpu_seconds": "counter",
+        "process_resident_memory_bytes": "gauge",
+        "process_open_fds": "gauge",
+        "process_max_fds": "gauge",
+        "process_start_time_seconds": "gauge",
     }
     assert {f"renard_responses_total{{{s}}}" for s in STATUSES} <= values.keys()
     assert values["renard_open_connections"] == 1  # the scrape's own connection
@@ -108,3 +121,34 @@ def test_evictions_at_the_cap_are_counted(renard):
 def test_without_the_flag_metrics_is_not_found(renard):
     with running_renard(renard, "--threads", "1") as (_, port):
         assert Client(port).get("/metrics").status == 404
+
+
+def test_build_info_names_the_version_and_commit_that_version_prints(server, renard):
+    _, port = server
+    values, _ = scrape(port)
+    version, commit = re.fullmatch(
+        r"renard (\S+) \(commit ([0-9a-f]{12}|unknown)\)\n",
+        subprocess.run([str(renard), "--version"], capture_output=True, text=True, check=True).stdout,
+    ).groups()
+    # Labels in name order: commit, version.
+    assert values == values | {f"renard_build_info{{{commit},{version}}}": 1.0}
+
+
+def test_process_metrics_match_what_the_kernel_says(server):
+    proc, port = server
+    values, _ = scrape(port)
+    status = Path(f"/proc/{proc.pid}/status").read_text()
+    rss = int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M)[1]) * 1024
+    assert 0.5 * rss <= values["process_resident_memory_bytes"] <= 2 * rss
+    open_fds = len(os.listdir(f"/proc/{proc.pid}/fd"))
+    assert abs(values["process_open_fds"] - open_fds) <= 2  # the scrape's own connection comes and goes
+    soft = re.search(r"^Max open files\s+(\d+)", Path(f"/proc/{proc.pid}/limits").read_text(), re.M)[1]
+    assert values["process_max_fds"] == int(soft)
+    tick = os.sysconf("SC_CLK_TCK")
+    stat = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    boot = int(re.search(r"^btime (\d+)$", Path("/proc/stat").read_text(), re.M)[1])
+    started = boot + int(stat[19]) / tick  # starttime, field 22 of stat: ticks after boot
+    assert abs(values["process_start_time_seconds"] - started) < 2
+    assert values["process_start_time_seconds"] <= time.time()
+    cpu_s = (int(stat[11]) + int(stat[12])) / tick
+    assert 0 <= values["process_cpu_seconds_total"] <= cpu_s + 0.05
