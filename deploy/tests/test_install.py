@@ -238,6 +238,10 @@ def test_the_installed_service_serves_https_and_a_22nd_image_appears_on_reload(i
         server.terminate()
         notify.expect("STOPPING=1")
         assert server.wait(timeout=10) == 0
+        # One operator's line for the one reload (in the journal, under systemd).
+        reloaded = [line for line in server.stderr.read().splitlines() if line.startswith("renard: reloaded")]
+        assert len(reloaded) == 1, reloaded
+        assert reloaded[0].startswith(f"renard: reloaded: N 21 -> 22 (images in {images}), location unchanged, ")
     finally:
         for proc in (nginx, server):
             proc.terminate()
