@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-deploy verify check soak bench bench-quick latency report run demo fuzz clean
+.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-deploy release test-release verify check soak bench bench-quick latency report run demo fuzz clean
 
 all: build
 
@@ -35,15 +35,15 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 	servers/rust/build
 
 ## test: lint, every entry's own tests, the whole conformance and robustness suite against every
-## `ours` entry, the arena's and deploy's tests. (The peers are verified by `make verify` and
+## `ours` entry, the arena's, deploy's and the release's tests. (The peers are verified by `make verify` and
 ## `make bench`: a peer that differs from the spec never fails a command, so it is not a test.)
-test: deps setup lint test-entries test-spec test-arena test-deploy
+test: deps setup lint test-entries test-spec test-arena test-deploy test-release
 
 ## lint: ruff (lint + format, configured in each pyproject.toml) for the Python wings; rustfmt and clippy for the
 ## flagship; actionlint for the CI workflows (.github/workflows)
 lint: venv $(VENV)/bin/actionlint
-	$(VENV)/bin/ruff check arena spec/runner deploy deploy/demo/run
-	$(VENV)/bin/ruff format --check arena spec/runner deploy deploy/demo/run
+	$(VENV)/bin/ruff check arena spec/runner deploy deploy/demo/run packaging
+	$(VENV)/bin/ruff format --check arena spec/runner deploy deploy/demo/run packaging
 	cd servers/rust && cargo fmt --check && cargo clippy --all-targets --locked -- -D warnings
 	$(VENV)/bin/actionlint .github/workflows/*.yml
 
@@ -74,6 +74,18 @@ test-slow: setup $(RENARD)
 test-deploy: setup $(RENARD)
 	deploy/check
 	$(PYTEST) -q deploy/tests
+
+## release: dist/: the flagship's static musl binaries (x86_64, aarch64) in a tarball each with
+## its docs, units and completions, the .deb packages, SHA256SUMS; from HEAD, reproducible (packaging/README.md)
+release:
+	@scripts/deps test
+	packaging/release
+
+# The release's tests on that dist/: checksums, static binaries answering 302 as nobody, man page
+# and completions against --help, the .deb installed, upgraded, removed and purged on this
+# machine's dpkg (as root), lintian, and a second build elsewhere with the same checksums.
+test-release: setup release
+	$(PYTEST) -q packaging/tests
 
 verify: build
 	$(ARENA) verify
@@ -130,4 +142,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf $(VENV) servers/rust/target peers/java-seed/build
+	rm -rf $(VENV) servers/rust/target peers/java-seed/build dist
