@@ -69,8 +69,9 @@ test-arena: setup
 test-slow: setup $(RENARD)
 	$(PYTEST) -q -m slow arena/tests
 
-# nginx and systemd accept deploy/; then the real path: nginx in front of renard, scale-out,
-# the container's constraints without an engine, the Kubernetes manifests.
+# nginx and systemd accept deploy/; then the real path: nginx with TLS on IPv4 and IPv6 in front
+# of renard's Unix socket, socket activation and a restart under load with no failure, install
+# and reload, scale-out, podman (build, healthcheck, kube play), the Kubernetes manifests.
 test-deploy: setup $(RENARD)
 	deploy/check
 	$(PYTEST) -q deploy/tests
