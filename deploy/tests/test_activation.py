@@ -98,7 +98,8 @@ def test_every_system_call_renard_makes_passes_the_units_filters(renard, tmp_pat
     # Under systemd, a call outside SystemCallFilter= kills renard (SIGSYS) and a socket()
     # outside RestrictAddressFamilies= fails. strace lists what renard calls, started as the
     # unit starts it (socket activation, NOTIFY_SOCKET, --config), then serving, reloading
-    # and draining; every call must pass the unit's filters.
+    # and draining; every call must pass the unit's filters, and no memory may be mapped
+    # writable and executable at once (MemoryDenyWriteExecute=).
     service = (DEPLOY / "renard.service").read_text()
     filters = re.findall(r"^SystemCallFilter=(.*)$", service, re.M)
     assert filters == ["@system-service"], filters  # one allow-list: what this test expands
@@ -139,6 +140,7 @@ def test_every_system_call_renard_makes_passes_the_units_filters(renard, tmp_pat
         notify.close()
     calls: set[str] = set()
     used_families: set[str] = set()
+    writable_code: list[str] = []
     lines = trace.read_text().splitlines()
     (start,) = [i for i, line in enumerate(lines) if re.match(rf'\d+ +execve\("{re.escape(str(renard))}"', line)]
     for line in lines[start + 1 :]:  # what sh did before it became renard is not renard's
@@ -147,6 +149,9 @@ def test_every_system_call_renard_makes_passes_the_units_filters(renard, tmp_pat
             calls.add(match.group(1) or match.group(2))
         if family := re.search(r" socket\((AF_\w+)", line):
             used_families.add(family.group(1))
+        if re.search(r" (mmap|mprotect)\(", line) and "PROT_WRITE" in line and "PROT_EXEC" in line:
+            writable_code.append(line)  # MemoryDenyWriteExecute= refuses these
     assert calls, "strace saw no system call of renard's"
     assert calls - allowed_system_calls(filters) == set()
     assert used_families - families == set(), used_families
+    assert "MemoryDenyWriteExecute=yes" in service.split("\n") and writable_code == []
