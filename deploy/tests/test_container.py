@@ -80,12 +80,14 @@ def podman(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def image(podman, renard, tmp_path_factory, image_sizes):
-    """The image built from the host's binary (the Containerfile's from-host stage), in a build
-    context holding that binary alone: its name."""
+    """The image built from the host's binary (the Containerfile's from-host stage, given the
+    binary's path by RENARD_BINARY), in a build context holding that binary alone: its name."""
     context = tmp_path_factory.mktemp("context")
-    (context / "servers/rust/bin").mkdir(parents=True)
-    shutil.copy(renard, context / "servers/rust/bin/renard")
-    podman("build", "--format", "docker", "--target", "from-host", "-f", str(CONTAINERFILE), "-t", IMAGE, str(context))
+    shutil.copy(renard, context / "renard-x86_64")
+    podman(
+        "build", "--format", "docker", "--target", "from-host", "--build-arg", "RENARD_BINARY=renard-x86_64",
+        "-f", str(CONTAINERFILE), "-t", IMAGE, str(context),
+    )  # fmt: skip
     size = int(podman("image", "inspect", "--format", "{{.Size}}", IMAGE).stdout)
     image_sizes["renard"] = (size, renard.stat().st_size)
     return IMAGE
