@@ -145,6 +145,16 @@ def held_unix_socket(path: Path) -> socket.socket:
     return held
 
 
+def held_tcp_socket(address: str) -> socket.socket:
+    """A listening TCP socket on HOST:PORT as renard.socket makes it with ListenStream=HOST:PORT."""
+    host, port = address.rsplit(":", 1)
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    held.bind((host, int(port)))
+    held.listen(4096)
+    return held
+
+
 # Puts the held socket at fd 3 with LISTEN_PID = its own pid, then execs the rest of argv.
 AT_FD_3 = (
     "import os, sys; os.dup2(int(sys.argv[1]), 3); "

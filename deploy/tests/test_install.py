@@ -22,6 +22,7 @@ from stack import (
     Notifications,
     activated,
     free_port,
+    held_tcp_socket,
     held_unix_socket,
     nginx_conf,
     self_signed,
@@ -183,23 +184,30 @@ def draws(client: Client, n: int) -> set[int]:
     return seen
 
 
-def test_the_installed_service_serves_https_and_a_22nd_image_appears_on_reload(images, tmp_path):
+@pytest.mark.parametrize("upstream", ["unix", "tcp"])
+def test_the_installed_service_serves_https_and_a_22nd_image_appears_on_reload(images, tmp_path, upstream):
     root = tmp_path / "root"
-    cert, key = installed(root, images)
+    tcp = f"127.0.0.1:{free_port()}"
+    cert, key = installed(root, images, *(["--upstream", tcp] if upstream == "tcp" else []))
     units = root / "etc/systemd/system"
     socket_unit, service = (units / "renard.socket").read_text(), (units / "renard.service").read_text()
     assert (unit_value(socket_unit, "SocketGroup"), unit_value(socket_unit, "SocketMode")) == ("www-data", "0660")
 
-    # The socket where renard.socket puts it, moved to a folder of the test's; the rest of
-    # the paths are the installed files under root.
+    # The socket where renard.socket puts it (a Unix one moved to a folder of the test's);
+    # the rest of the paths are the installed files under root.
     sockets = Path(tempfile.mkdtemp(prefix="renard-sockets-"))
     os.chmod(sockets, 0o755)
     path = sockets / "renard.sock"
     shipped = unit_value(socket_unit, "ListenStream")
     https, http = free_port(), free_port()
     site = (root / "etc/nginx/conf.d/renard.conf").read_text()
+    if upstream == "unix":
+        site = substitute(site, f"    server unix:{shipped} ", f"    server unix:{path} ", "upstream")
+        held = held_unix_socket(path)
+    else:
+        assert shipped == tcp and f"    server {tcp} " in site
+        held = held_tcp_socket(tcp)
     for old, new in [
-        (f"    server unix:{shipped} ", f"    server unix:{path} "),
         ("    listen 80;", f"    listen 127.0.0.1:{http};"),
         ("    listen [::]:80;", f"    listen [::1]:{http};"),
         ("    listen 443 ssl http2;", f"    listen 127.0.0.1:{https} ssl http2;"),
@@ -213,7 +221,7 @@ def test_the_installed_service_serves_https_and_a_22nd_image_appears_on_reload(i
     argv = [str(root) + arg if arg.startswith("/") else arg for arg in unit_value(service, "ExecStart").split()]
     assert argv == [f"{root}/usr/local/bin/renard", "--config", f"{root}/etc/renard/renard.conf"]
 
-    held, notify = held_unix_socket(path), Notifications(tmp_path / "notify")
+    notify = Notifications(tmp_path / "notify")
     server = activated(argv, held, notify.path, stderr=subprocess.PIPE, text=True)
     nginx = subprocess.Popen(["nginx", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")])
     try:
