@@ -175,7 +175,8 @@ def test_the_section_divides_each_stacks_cpu_by_nginx_alone():
     assert rows["nginx-302"][3] == "11.0 (10.0–12.0)" and rows["nginx-302"][5] == "–"
     assert rows["rust"][3] == "31.0 (30.0–32.0)"
     assert rows["rust"][4] == "2.82× (2.50–3.20)" and rows["rust"][5] == "35% (33%–38%)"
-    assert rows["nginx-png"][7] == "0" and keepalive.table.muted == {1}
+    assert rows["rust"][7] == "0.31 / 0.90"  # a share of one core each: nothing was saturated
+    assert rows["nginx-png"][8] == "0" and keepalive.table.muted == {1}
     assert keepalive.charts and "<svg" in keepalive.charts[0]
     breakdown = {(r[0], r[1]): r for r in sections[1].table.rows}
     assert breakdown[("rust", "keepalive")][2:] == ["10.0", "10.0", "0.00", "11.0", "31.0"]

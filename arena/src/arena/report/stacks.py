@@ -39,6 +39,14 @@ def _share(v: float | None) -> str:
     return fmt.NONE if v is None else f"{v:.0%}"
 
 
+def _busy(samples: list[StackSample]) -> str:
+    """The median share of a core the stack and the load generator used: whichever is near
+    1.00 was the bottleneck; both well below it, the machine's other load was."""
+    stack = _of(samples, lambda s: s.cpu_s / s.duration_s if s.duration_s else None)
+    client = _of(samples, lambda s: s.client_cpu_s / s.wall_s if s.wall_s else None)
+    return fmt.NONE if stack is None or client is None else f"{stack.median:.2f} / {client.median:.2f}"
+
+
 def grouped(record: StackRun) -> dict[tuple[str, str], list[StackSample]]:
     """(stack, mode) -> its samples, in the run's order of stacks and modes."""
     out: dict[tuple[str, str], list[StackSample]] = {}
@@ -60,10 +68,11 @@ def mode_section(record: StackRun, mode: str) -> Section:
             f"CPU ÷ {BASELINE}",
             "entry's share of the CPU",
             "peak RSS of the stack",
+            "cores busy: stack / load generator",
             "samples",
         ],
         [],
-        numeric={1, 2, 3, 4, 5, 6, 7},
+        numeric={1, 2, 3, 4, 5, 6, 7, 8},
     )
     bars = []
     for stack in record.stacks:
@@ -82,6 +91,7 @@ def mode_section(record: StackRun, mode: str) -> Section:
                 _ratio_cell(mine, base) if mine else fmt.NONE,
                 fmt.NONE if stack["kind"] == "alone" else fmt.spread(_of(mine, lambda s: s.entry_share), _share),
                 fmt.spread(_of(mine, lambda s: s.peak_rss_bytes), fmt.size),
+                _busy(mine),
                 f"{len(mine)}{note}",
             ]
         )
