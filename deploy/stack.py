@@ -97,8 +97,8 @@ def adapt_site(
     extra: str = "",
 ) -> str:
     """nginx-site.conf with a self-hoster's values: the upstream servers (`127.0.0.1:PORT` or
-    `unix:PATH`), the certificate, images from root; its listens on loopback ports (IPv4 and
-    IPv6 alike); every other line as shipped."""
+    `unix:PATH`), the certificate, images (and certbot's webroot) from root; its listens on
+    loopback ports (IPv4 and IPv6 alike); every other line as shipped."""
     servers = "".join(f"    server {u} max_fails=1 fail_timeout=2s;\n" for u in upstreams)
     site = substitute(site, SHIPPED_UPSTREAM, servers, "upstream line")
     site = substitute(site, "    listen 80;", f"    listen 127.0.0.1:{http_port};", "IPv4 listen on 80")
@@ -109,6 +109,7 @@ def adapt_site(
     site = substitute(site, f"    ssl_certificate {live}/fullchain.pem;", f"    ssl_certificate {cert};", "certificate")
     site = substitute(site, f"    ssl_certificate_key {live}/privkey.pem;", f"    ssl_certificate_key {key};", "key")
     site = substitute(site, "    root /srv/avatar;", f"    root {root};", "root line")
+    site = substitute(site, "        root /var/www/html;", f"        root {root};", "certbot's webroot")
     if extra:
         site = substitute(site, "    location ~ ^/Renard-", extra + "\n    location ~ ^/Renard-", "images location")
     return site

@@ -80,6 +80,17 @@ def test_plain_http_moves_to_https_on_ipv4_and_ipv6(stack, host):
     assert answer["location"] == f"https://{host}/?seed=alice"
 
 
+def test_certbots_challenge_is_answered_over_plain_http(stack):
+    # Renewals with --webroot: the token is served on port 80, not moved to HTTPS.
+    challenge = stack.images / ".well-known/acme-challenge"
+    challenge.mkdir(parents=True)
+    (challenge / "t0ken").write_text("t0ken.thumbprint")
+    client = Client(stack.http_port)
+    answer = client.get("/.well-known/acme-challenge/t0ken")
+    assert (answer.status, answer.body) == (200, b"t0ken.thumbprint")
+    assert client.get("/.well-known/acme-challenge/missing").status == 404
+
+
 def test_a_seeded_url_gives_the_same_image_twice(stack):
     first = follow(Client(stack.port, tls=stack.tls()), "/?seed=alice")
     second = follow(Client(stack.port, tls=stack.tls()), "/?seed=alice")
