@@ -5,6 +5,10 @@ even when a test fails; and lintian's verdict on both architectures' packages.""
 import os
 import pwd
 import re
+import shlex
+import socket
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -79,6 +83,58 @@ def test_units_run_where_systemd_runs(installed):
     if not SYSTEMD_RUNS:
         pytest.skip("systemd is not running on this machine (no /run/systemd/system)")
     assert run("systemctl", "is-active", "renard.socket").stdout.strip() == "active"
+
+
+def test_installed_service_answers_302_as_renard_through_socket_activation(installed, public_dir):
+    """The unit's ExecStart as systemd would run it, short of a booted systemd: as the user
+    renard (setpriv), given its listening socket by systemd-socket-activate (LISTEN_FDS), with
+    the installed conffile's settings, its image folder moved to three test images."""
+    images = public_dir / "images"
+    images.mkdir(mode=0o755)
+    for k in (1, 2, 3):
+        (images / f"Renard-{k}.png").write_bytes(b"")
+    config = public_dir / "renard.conf"
+    config.write_text(CONFFILE.read_text().replace("RENARD_COUNT_FROM=/srv/avatar", f"RENARD_COUNT_FROM={images}"))
+    config.chmod(0o644)
+    exec_start = next(
+        line.removeprefix("ExecStart=") for line in UNITS[0].read_text().splitlines() if line.startswith("ExecStart=")
+    )
+    assert exec_start == f"/usr/bin/renard --config {CONFFILE}"
+    command = shlex.split(exec_start.replace(str(CONFFILE), str(config)))
+    socket_path = public_dir / "renard.sock"
+    as_renard = ["setpriv", "--reuid=renard", "--regid=renard", "--init-groups"]
+    server = subprocess.Popen(
+        ["systemd-socket-activate", "--listen", str(socket_path), *as_renard, *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not socket_path.exists():
+            assert time.monotonic() < deadline and server.poll() is None, server.stderr.read()
+            time.sleep(0.05)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(10)
+            client.connect(str(socket_path))
+            client.sendall(b"GET /?seed=alice HTTP/1.1\r\nHost: avatar.example.org\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := client.recv(4096):
+                answer += chunk
+        head = answer.decode("ascii").split("\r\n")
+        assert head[0] == "HTTP/1.1 302 Found", answer
+        assert any(re.fullmatch(r"Location: https://avatar\.example\.org/Renard-[123]\.png", h) for h in head), head
+        uid = next(
+            int(r.split()[1]) for r in Path(f"/proc/{server.pid}/status").read_text().splitlines() if r[:4] == "Uid:"
+        )
+        assert uid == pwd.getpwnam("renard").pw_uid
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def test_installed_man_page_and_completions_are_found_where_tools_look(installed, tmp_path):
