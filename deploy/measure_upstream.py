@@ -13,6 +13,7 @@ Usage: deploy/measure_upstream.py [--repetitions 3] [--seconds 4] [--connections
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import statistics
@@ -77,28 +78,24 @@ def main() -> int:
     args = parser.parse_args()
     modes = tuple(args.upstreams.split(","))
     results: dict[str, list[tuple[float, float, float]]] = {m: [] for m in modes}
-    with tempfile.TemporaryDirectory() as work:
+    with tempfile.TemporaryDirectory() as work, contextlib.ExitStack() as running:
         stacks = {}
-        for mode in modes:
+        for mode in modes:  # each stopped on the way out, whatever happens after it started
             (Path(work) / mode).mkdir()
-            stacks[mode] = Stack(RENARD, Path(work) / mode, upstream=mode).__enter__()
-        try:
+            stacks[mode] = running.enter_context(Stack(RENARD, Path(work) / mode, upstream=mode))
+        for mode in modes:
+            pin(tree(stacks[mode]), 0)
+        for _ in range(args.repetitions):
             for mode in modes:
-                pin(tree(stacks[mode]), 0)
-            for _ in range(args.repetitions):
-                for mode in modes:
-                    stack = stacks[mode]
-                    pids = tree(stack)
-                    start, t0 = cpu_s(pids), time.monotonic()
-                    ok, bad, wrk_cpu = wrk(stack.url("/"), args.seconds, args.connections)
-                    spent, elapsed = cpu_s(pids) - start, time.monotonic() - t0
-                    if bad:
-                        print(f"{mode}: {bad} answers were not 302 or failed: not measured", file=sys.stderr)
-                        return 1
-                    results[mode].append((spent / ok * 1e6, ok / args.seconds, wrk_cpu / elapsed))
-        finally:
-            for stack in stacks.values():
-                stack.__exit__()
+                stack = stacks[mode]
+                pids = tree(stack)
+                start, t0 = cpu_s(pids), time.monotonic()
+                ok, bad, wrk_cpu = wrk(stack.url("/"), args.seconds, args.connections)
+                spent, elapsed = cpu_s(pids) - start, time.monotonic() - t0
+                if bad:
+                    print(f"{mode}: {bad} answers were not 302 or failed: not measured", file=sys.stderr)
+                    return 1
+                results[mode].append((spent / ok * 1e6, ok / args.seconds, wrk_cpu / elapsed))
     print(f"nginx -> renard, HTTPS keep-alive, wrk -t1 -c{args.connections} -d{args.seconds}s on CPU 1, ", end="")
     print(f"stack on CPU 0, {args.repetitions} runs interleaved; median (min-max)")
     print("| upstream | CPU µs/request (nginx + renard) | requests/s | wrk's core busy |")
