@@ -120,7 +120,10 @@ def is_nginx(entry: Entry) -> bool:
     """An entry that is nginx itself (its config is nginx's, with `listen {{listen}};`)."""
     if "nginx" not in entry.requires or not entry.config:
         return False
-    return "listen {{listen}};" in (entry.folder / entry.config).read_text()
+    try:
+        return "listen {{listen}};" in (entry.folder / entry.config).read_text()
+    except OSError:
+        return False  # its start will say what is missing
 
 
 def resolve(names: list[str], entries: dict[str, Entry]) -> list[Stack]:
