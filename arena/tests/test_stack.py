@@ -108,7 +108,9 @@ def test_cpu_is_summed_by_process_name_and_a_new_process_counts_from_zero():
     }
 
 
-H2LOAD_OUT = """finished in 3.00s, 9000.00 req/s, 1.50MB/s
+H2LOAD_OUT = """TLS Protocol: TLSv1.3
+Application protocol: h2
+finished in 3.00s, 9000.00 req/s, 1.50MB/s
 requests: 27005 total, 27005 started, 27000 done, 26990 succeeded, 10 failed, 2 errored, 0 timeout
 status codes: 0 2xx, 26990 3xx, 0 4xx, 10 5xx
 """
@@ -123,9 +125,11 @@ def test_h2load_summary_and_log_become_requests_status_and_percentiles():
     assert stack.parse_h2load(H2LOAD_OUT, "", 200)["errors"]["status"] == 27000
 
 
-def test_h2load_without_its_summary_is_an_error():
+def test_h2load_without_its_summary_or_without_http2_is_an_error():
     with pytest.raises(stack.StackError, match="no summary"):
         stack.parse_h2load("connect: Connection refused\n", "", 302)
+    with pytest.raises(stack.StackError, match="did not negotiate HTTP/2"):
+        stack.parse_h2load(H2LOAD_OUT.replace(": h2", ": http/1.1"), "", 302)
 
 
 def test_nearest_rank_percentile():

@@ -381,6 +381,8 @@ def parse_h2load(out: str, log: str, expect: int) -> dict:
     counts, failed = H2_COUNTS.search(out), H2_REQUESTS.search(out)
     if not counts or not failed:
         raise StackError("h2load printed no summary: " + " | ".join(out.strip().splitlines()[-3:]))
+    if "Application protocol: h2\n" not in out:
+        raise StackError("h2load did not negotiate HTTP/2 (ALPN h2)")
     by_class = [int(x) for x in counts.groups()]
     answered = sum(by_class)
     durations = sorted(int(line.split("\t")[2]) for line in log.splitlines() if line.count("\t") == 2)
