@@ -86,6 +86,11 @@ final class Loop implements Runnable {
             System.err.println("renard: event loop: " + e.getMessage());
         } finally {
             for (Conn conn : new ArrayList<>(conns)) close(conn);
+            // NIO closes a registered channel's descriptor only when a selection deregisters
+            // its key; closing the selector does it for the listener closed by the drain, so
+            // that a loop with no connection left stops listening at once (SPEC §7.6), not
+            // when the process exits at the end of the window.
+            closeQuietly(selector);
         }
     }
 
@@ -112,6 +117,9 @@ final class Loop implements Runnable {
     private void onEvent(SelectionKey key) {
         now = System.nanoTime();
         date.update(System.currentTimeMillis());
+        // The signal's wakeup may come in the same selection as this event: the drain begins
+        // before it is handled, so that nothing read after the signal is answered keep-alive.
+        if (stopRequested && !shuttingDown) beginDrain();
         Object attachment = key.attachment();
         if (attachment == null) {
             acceptAll();
@@ -227,7 +235,11 @@ final class Loop implements Runnable {
         return earliest;
     }
 
-    /** SIGTERM/SIGINT: stop listening; serve for min(drain, header timeout) (SPEC §7.6). */
+    /**
+     * SIGTERM/SIGINT: stop listening; serve for min(drain, header timeout) (SPEC §7.6). The
+     * listener's descriptor is released by the next selection, or by {@link #run}'s end.
+     * Called between selections or from an event: it closes no connection.
+     */
     private void beginDrain() {
         shuttingDown = true;
         if (listener != null) {
@@ -235,8 +247,7 @@ final class Loop implements Runnable {
             listener = null;
         }
         drainEnd = now + Math.min(config.drainTimeoutNanos, config.headerTimeoutNanos);
-        finishEnd = drainEnd + FINISH_NANOS;
-        if (now >= drainEnd) endWindow();
+        finishEnd = drainEnd + FINISH_NANOS; // serve() ends the window when it has passed
     }
 
     /** The drain window is over: close every connection that is not finishing a response. */
