@@ -170,6 +170,7 @@ async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
   listener.stop(false);
+  hub.hold();
   if (index === 0) {
     for (const child of children) child.kill(signal);
     await Promise.all(children.map((child) => waitForWord(child.stdout, "stopped", HANDSHAKE_WAIT)));

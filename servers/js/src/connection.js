@@ -47,6 +47,11 @@ export class Hub {
     this.connections = new Set();
     /** SIGTERM or SIGINT seen: every response closes (SPEC §7.6). */
     this.shuttingDown = false;
+    /** The signal is seen and the listener closed, but the drain has not begun (the worker
+     * processes' handshake, cli.js): requests are read and held, none answered, until
+     * drain() answers them with `Connection: close`. No answer after the signal lacks it,
+     * and no client is told to close while a sibling still listens (SPEC §7.6). */
+    this.holding = false;
     /** Called once every connection is gone after the drain began. */
     this.onDrained = () => {};
     this.random = new RandomDraws();
@@ -65,7 +70,7 @@ export class Hub {
    */
   accept(transport) {
     this.lastEvicted = null;
-    if (this.shuttingDown) return null;
+    if (this.shuttingDown || this.holding) return null;
     if (this.connections.size >= this.config.maxConnections) {
       const victim = this.evictionCandidate();
       if (victim === null) return null;
@@ -106,21 +111,31 @@ export class Hub {
     return best;
   }
 
-  /** Check every deadline (call every SWEEP_INTERVAL ms). */
+  /** Check every deadline (call every SWEEP_INTERVAL ms); none fires while requests are
+   * held (at most the handshake's HANDSHAKE_WAIT ms): a held request is answered. */
   sweep() {
+    if (this.holding) return;
     const now = this.clock();
     for (const c of this.connections) c.checkDeadline(now);
   }
 
+  /** SIGTERM/SIGINT seen, the listening socket closed: hold every request until drain(). */
+  hold() {
+    if (!this.shuttingDown) this.holding = true;
+  }
+
   /**
    * Drain on SIGTERM/SIGINT (SPEC §7.6); the caller has closed its listening sockets.
+   * Requests held since hold() are answered now, with `Connection: close`.
    * `onDrained` runs once no connection is left, at the latest when the window and the
    * grace for responses already begun have passed.
    */
   drain(onDrained) {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
+    this.holding = false;
     this.onDrained = onDrained;
+    for (const c of [...this.connections]) c.release();
     const window = Math.min(this.config.drainTimeout, this.config.headerTimeout);
     const closeWaiting = () => {
       for (const c of this.connections) if (c.hasNoRequest()) c.destroy();
@@ -196,6 +211,8 @@ export class Connection {
     this.lastPending = 0;
     /** Reading stopped at the output bound; `leftover` holds whole requests. */
     this.paused = false;
+    /** Reading stopped while the hub holds requests (Hub.hold); `leftover` keeps the input. */
+    this.held = false;
     /** The peer shut its write side: answer what is whole, then close. */
     this.peerDone = false;
     /** Lingering: when to stop, and octets discarded so far (SPEC §7.4). */
@@ -217,15 +234,20 @@ export class Connection {
     const input = this.leftover === null ? chunk : concat(this.leftover, chunk);
     this.leftover = null;
     // The adapter may reuse `chunk` for its next read: what is kept is a copy.
-    if (this.paused) this.leftover = input === chunk ? chunk.slice() : input;
-    else this.serve(input);
+    if (this.paused || this.hub.holding) {
+      this.leftover = input === chunk ? chunk.slice() : input;
+      if (this.hub.holding && !this.held) {
+        this.held = true;
+        if (!this.paused) this.transport.pause();
+      }
+    } else this.serve(input);
   }
 
   /** The peer shut its write side (FIN). */
   onEnd() {
     this.peerDone = true;
     if (this.phase === LINGERING) this.destroy();
-    else if (this.phase === OPEN && !this.paused) this.closeAfterWhole();
+    else if (this.phase === OPEN && !this.paused && !this.held) this.closeAfterWhole();
   }
 
   /** The kernel took every queued octet: resume reading if output was at its bound. */
@@ -233,10 +255,26 @@ export class Connection {
     this.lastProgress = this.hub.clock();
     if (this.phase !== OPEN || !this.paused) return;
     this.paused = false;
+    if (this.hub.holding) {
+      this.held = true; // release() reads again
+      return;
+    }
     this.transport.resume();
     const held = this.leftover;
     this.leftover = null;
     if (held !== null) this.serve(held);
+    if (this.peerDone && !this.paused && this.phase === OPEN) this.closeAfterWhole();
+  }
+
+  /** The drain began: read again and answer what was held (with `Connection: close`). */
+  release() {
+    if (!this.held) return;
+    this.held = false;
+    if (this.phase !== OPEN || this.paused) return; // paused: onDrain reads again
+    this.transport.resume();
+    const input = this.leftover;
+    this.leftover = null;
+    if (input !== null) this.serve(input);
     if (this.peerDone && !this.paused && this.phase === OPEN) this.closeAfterWhole();
   }
 

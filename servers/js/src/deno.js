@@ -217,6 +217,7 @@ async function shutdown(signal) {
   } catch {
     // already closed
   }
+  hub.hold();
   if (index === 0) {
     for (const child of children) {
       try {

@@ -61,6 +61,7 @@ function serve(index) {
     if (signalled) return;
     signalled = true;
     server.close();
+    hub.hold();
     if (!cluster.isWorker) return drain();
     process.on("message", (message) => message === "drain" && drain());
     setTimeout(drain, HANDSHAKE_WAIT);

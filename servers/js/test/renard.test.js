@@ -373,6 +373,28 @@ test("a request answered while shutting down carries Connection: close", () => {
   assert.notEqual(transport.state, "open");
 });
 
+test("a request read between the signal and the drain is held, then answered with Connection: close", () => {
+  const h = hub({ drainTimeout: 1000 });
+  const asks = new FakeTransport();
+  const asksThenShuts = new FakeTransport();
+  const a = h.accept(asks);
+  const b = h.accept(asksThenShuts);
+  h.hold();
+  assert.equal(h.accept(new FakeTransport()), null);
+  a.onData(ascii(`GET / HTTP/1.1\r\n${H}\r\n`));
+  b.onData(ascii(`GET /?seed=fox HTTP/1.1\r\n${H}\r\n`));
+  b.onEnd();
+  h.advance(60_000); // no deadline fires on a held request
+  assert.deepEqual([asks.writes, asksThenShuts.writes, asks.paused, asks.state, asksThenShuts.state],
+    [[], [], true, "open", "open"]);
+  h.drain(() => {});
+  for (const t of [asks, asksThenShuts]) {
+    assert.deepEqual(t.statuses(), [302]);
+    assert.match(t.writes.join(""), /Content-Length: 0\r\nConnection: close\r\n\r\n$/u);
+    assert.notEqual(t.state, "open");
+  }
+});
+
 // --- SPEC §1: the command line ---------------------------------------------------------------
 
 const serve = (args, vars = {}) => parseCommandLine(args, (name) => vars[name], 2).serve;
