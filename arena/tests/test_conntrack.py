@@ -37,16 +37,21 @@ def test_without_connection_tracking_nothing_is_read_and_nothing_waits(tmp_path,
     monkeypatch.setattr(conntrack, "STAT", tmp_path / "absent")
     said = []
     assert conntrack.usage() is None and conntrack.drops() is None
-    assert conntrack.wait_for_room(said.append, sleep=lambda s: 1 / 0) == 0.0 and said == []
+    assert conntrack.wait_for_room(said.append, 10**9, sleep=lambda s: 1 / 0) == 0.0 and said == []
 
 
-def test_a_table_with_room_does_not_wait(tmp_path, monkeypatch):
-    table(tmp_path, monkeypatch, count=600)
+def test_a_close_sample_needs_room_for_each_second_of_its_load_and_a_keep_alive_one_little():
+    assert conntrack.needed(True, 11) == 11 * conntrack.CONNECTS_PER_S  # a JVM peer: 10 s warm-up + 1 s
+    assert conntrack.needed(False, 11) == conntrack.FEW
+
+
+def test_a_table_with_room_for_the_sample_does_not_wait(tmp_path, monkeypatch):
+    table(tmp_path, monkeypatch, count=900)
     said = []
-    assert conntrack.wait_for_room(said.append, sleep=lambda s: 1 / 0) == 0.0 and said == []
+    assert conntrack.wait_for_room(said.append, 50, sleep=lambda s: 1 / 0) == 0.0 and said == []
 
 
-def test_a_full_table_waits_until_its_entries_expire_and_says_so(tmp_path, monkeypatch):
+def test_a_table_without_room_waits_until_its_entries_expire_and_says_so(tmp_path, monkeypatch):
     proc = table(tmp_path, monkeypatch, count=990)
     said, slept = [], []
 
@@ -55,15 +60,19 @@ def test_a_full_table_waits_until_its_entries_expire_and_says_so(tmp_path, monke
         count = int((proc / "nf_conntrack_count").read_text())
         (proc / "nf_conntrack_count").write_text(str(count - 100))
 
-    conntrack.wait_for_room(said.append, sleep=expire)
-    assert len(slept) == 4  # 990 -> 590, at most 60 % of 1 000
+    conntrack.wait_for_room(said.append, 300, sleep=expire)
+    assert len(slept) == 4  # 990 -> 590: 590 + 300 within 95 % of 1 000
     assert said == [
         "the kernel's connection-tracking table holds 990 of 1,000 entries "
-        "(closed connections are kept 120 s): waiting for room before the next sample"
+        "(closed connections are kept 120 s): waiting for room for the next sample's 300"
     ]
 
 
-def test_a_sample_that_opens_few_connections_waits_only_for_a_nearly_full_table(tmp_path, monkeypatch):
-    table(tmp_path, monkeypatch, count=900)
-    said = []
-    assert conntrack.wait_for_room(said.append, conntrack.ROOM_FEW, sleep=lambda s: 1 / 0) == 0.0 and said == []
+def test_a_wait_ends_after_the_time_a_closed_connection_is_held(tmp_path, monkeypatch):
+    proc = table(tmp_path, monkeypatch, count=990)
+    (proc / "nf_conntrack_tcp_timeout_time_wait").write_text("2\n")
+    clock = iter(range(0, 1000))
+    monkeypatch.setattr(conntrack.time, "monotonic", lambda: next(clock))
+    slept = []
+    conntrack.wait_for_room(lambda line: None, 300, sleep=slept.append)
+    assert len(slept) == 6  # within 2 s held + 5 s (the clock ticks 1 s a reading), the table never drains

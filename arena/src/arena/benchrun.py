@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import conntrack, history, instructions, plan, results
-from .bench import Plan, SampleError, measure_sample, measure_startup, scripts_for
+from .bench import Plan, SampleError, measure_sample, measure_startup, scripts_for, warmup_s
 from .build import needs_build
 from .cgroup import probe
 from .entries import Entry, artifact_bytes, runtime_bytes
@@ -235,7 +235,7 @@ def _measure(steps: Plan, cfg: Config, run_dir: Path, log_dir: Path, samples: li
                 p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14} {left} left")
                 conntrack.wait_for_room(
                     lambda line: p.console.print(f"[yellow]{line}[/]", highlight=False),
-                    conntrack.ROOM if mode(mode_name).connects_per_request else conntrack.ROOM_FEW,
+                    conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, cfg) + cfg.duration_s),
                 )
                 try:
                     item = measure_sample(e, mode_name, rep, cfg, scripts)

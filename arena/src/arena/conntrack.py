@@ -8,8 +8,9 @@ after about 20 s of such load, and from then on the kernel drops new connections
 ("nf_conntrack: table full, dropping packet"): a fresh server's first connect times out
 and wrk measures a few requests a second. Neither is the entry's doing.
 
-The bench waits, before a sample, until the table has room (wait_for_room), and fails a
-sample during which the kernel dropped packets for want of room (drops()).
+The bench waits, before a sample, until the table has room for the connections the sample
+will open (wait_for_room), and fails a sample during which the kernel dropped packets for
+want of room (drops()).
 """
 
 from __future__ import annotations
@@ -20,10 +21,9 @@ from pathlib import Path
 
 PROC = Path("/proc/sys/net/netfilter")
 STAT = Path("/proc/net/stat/nf_conntrack")
-ROOM = (
-    0.6  # a sample starts with the table at most this full: a close sample adds 15 000 (a JVM peer warming up, 75 000)
-)
-ROOM_FEW = 0.95  # for a sample that opens few connections (keep-alive, pipelined)
+FULL = 0.95  # of nf_conntrack_max: a sample starts when it will not fill the table beyond this
+CONNECTS_PER_S = 15_000  # the most wrk opened per second in a close mode here (servers/c, 2 cores)
+FEW = 1_000  # what a keep-alive or pipelined sample opens: its 50 connections, the checks
 TIME_WAIT_S = 120.0  # the kernel's default hold of a closed connection, when unreadable
 
 
@@ -51,22 +51,32 @@ def drops() -> int | None:
         return None
 
 
-def wait_for_room(say: Callable[[str], None], room: float = ROOM, sleep=time.sleep) -> float:
-    """Waits until the table is at most `room` full (a share of nf_conntrack_max), at most the
-    time a closed connection is held (the entries that fill it expire by then); returns the
-    seconds waited."""
+def needed(connects_per_request: bool, seconds: float) -> int:
+    """The entries a sample adds: CONNECTS_PER_S for each second of load (warm-up included)
+    in a close mode, FEW otherwise."""
+    return round(CONNECTS_PER_S * seconds) if connects_per_request else FEW
+
+
+def has_room(now: tuple[int, int] | None, entries: int) -> bool:
+    return now is None or now[0] + entries <= FULL * now[1]
+
+
+def wait_for_room(say: Callable[[str], None], entries: int, sleep=time.sleep) -> float:
+    """Waits until the table has room for `entries` more (up to FULL of nf_conntrack_max), at
+    most the time a closed connection is held (the entries that fill it expire by then);
+    returns the seconds waited."""
     now = usage()
-    if now is None or now[0] <= room * now[1]:
+    if has_room(now, entries):
         return 0.0
     hold = _read_int(PROC / "nf_conntrack_tcp_timeout_time_wait") or TIME_WAIT_S
     say(
         f"the kernel's connection-tracking table holds {now[0]:,} of {now[1]:,} entries "
-        f"(closed connections are kept {hold:g} s): waiting for room before the next sample"
+        f"(closed connections are kept {hold:g} s): waiting for room for the next sample's {entries:,}"
     )
     began = time.monotonic()
     while time.monotonic() - began < hold + 5:
         sleep(1.0)
         now = usage()
-        if now is None or now[0] <= room * now[1]:
+        if has_room(now, entries):
             break
     return time.monotonic() - began
