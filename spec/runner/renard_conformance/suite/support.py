@@ -100,6 +100,24 @@ def refused_or_closed_unanswered(target, within_s: float = 1.0) -> str:
         conn.close()
 
 
+def refused_by(target, deadline: float, probe_every_s: float = 0.01) -> float | None:
+    """The time.monotonic() at which a new connection to target was first refused, polling
+    until deadline; None if every attempt connected (or timed out). SPEC §7.6: a renard closes
+    its listening sockets when its drain begins, so this is the drain seen from outside.
+    A probe that connects is closed at once without a request."""
+    while time.monotonic() < deadline:
+        try:
+            probe = socket.create_connection((target.host, target.port), timeout=max(0.05, probe_every_s))
+        except ConnectionRefusedError:
+            return time.monotonic()
+        except OSError:
+            pass  # a full backlog or a slow accept: not refused yet
+        else:
+            probe.close()
+        time.sleep(probe_every_s)
+    return None
+
+
 def served_again(target, within_s: float = SETTLE_S) -> wire.Response | None:
     """A 302 on a new connection, retried (bounded) while the server catches up."""
     deadline, response = time.monotonic() + within_s, None
