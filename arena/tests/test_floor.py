@@ -163,7 +163,9 @@ def test_a_connection_per_request_is_never_registered_with_epoll(server, tmp_pat
             assert read_answers(conn, 2) == ANSWER + b"Connection: close\r\n\r\n"
     calls = strace.stop()
     if "io_uring_enter" in calls:
-        assert calls["io_uring_enter"] <= 2 * connections + connections // 20 and set(calls) == {"io_uring_enter"}, calls
+        assert calls["io_uring_enter"] <= 2 * connections + connections // 20 and set(calls) == {"io_uring_enter"}, (
+            calls
+        )
     else:
         assert calls.get("epoll_ctl", 0) <= connections // 20, calls
         assert sum(calls.values()) <= 6 * connections + 2 + 2 * calls.get("epoll_ctl", 0), calls
