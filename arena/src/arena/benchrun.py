@@ -150,9 +150,12 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
         interrupted = True
         console.print(f"[yellow]interrupted[/]: writing the {len(samples) + len(failures)} samples measured so far")
 
-    unfinished = (
-        f"interrupted (Ctrl-C) after {len(samples) + len(failures)} of {planned} samples" if interrupted else None
-    )
+    unfinished = None
+    if interrupted:
+        measured = len(samples) + len(failures)
+        unfinished = (
+            f"interrupted (Ctrl-C) after {measured} of {planned} samples" if planned else "interrupted (Ctrl-C)"
+        )
     run = run_doc(unfinished)
     run.write(run_dir)
     results.point_latest(results_dir, run_dir)
