@@ -1,0 +1,450 @@
+"""System calls per request of any entry, counted by strace (issue 28).
+
+Time drifts on a shared machine; the number of system calls a server makes per request does
+not, and unlike callgrind's instruction count it sees the kernel's side and works for every
+entry, JIT and interpreted ones included. An entry is started (one thread, not pinned: a
+count does not depend on speed), warmed up by the client below at full speed, then
+`strace -f -c` is attached to every process of its tree (-f: to every thread of each, and to
+any started later) for a window of N requests, detached, attached again for 11 N:
+
+    calls per request (by name) = (calls in the 11 N window - calls in the N window) / 10 N
+
+Attaching, detaching and the window's edges (an epoll_wait that straddles them) cancel out.
+What does not cancel is what a runtime does by the clock rather than per request (a JVM's
+GC and JIT threads, Go's sysmon, libuv's timers): it grows with the window's duration, and
+strace makes every window slow. So each entry also gets an idle window (attached, no request,
+IDLE_S seconds): those calls per second, times the extra window's seconds per request, are
+its `background` (by name), reported beside the count, never subtracted from it.
+
+Loads, as the arena's modes name them: `keepalive` (one connection, one request per round
+trip), `pipeline16` (one connection, 16 requests per write, all 16 answers read before the
+next write), `close` (a new connection per request with `Connection: close`, read until the
+server closes). Requests have the bytes instructions.py sends. Every wait is bounded in
+time; every loop in count.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .entries import Entry
+from .instructions import REQUEST, answers_in
+from .process import Launch, Server, start
+
+SCHEMA = 1
+MODES = {"keepalive": 1, "pipeline16": 16, "close": 1}  # mode -> requests per write
+DEFAULT_REQUESTS = 400  # N: windows of N and 11 N requests
+QUICK_REQUESTS = 80
+IDLE_S = 2.0  # the idle window that measures the background
+WARMUP_REQUESTS = 2000  # sequential keep-alive requests before counting (and warmup_s seconds)
+WARMUP_CAP_S = 30.0  # an entry's warmup_s is honoured up to this
+WINDOW_TIMEOUT_S = 300.0  # one window under strace, attach to detach
+ATTACH_TIMEOUT_S = 20.0
+READY_TIMEOUT_S = 60.0
+# a count of a native entry (one thread, no runtime) repeats within this many calls per
+# request; the gate's tolerance for a change (plus the entry's measured background)
+TOLERANCE = 0.05
+CLOSE_REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+
+
+class CountError(Exception):
+    """A count that could not be taken; str() says why in one line first."""
+
+
+def available() -> str | None:
+    """Why system calls cannot be counted here; None when they can."""
+    if shutil.which("strace") is None:
+        return "strace is not installed (Debian: strace)"
+    return None
+
+
+@dataclass
+class Count:
+    """System calls per request of one entry in one mode."""
+
+    mode: str
+    requests: int  # N
+    per_request: float  # Σ calls: (large - small) / 10 N
+    calls: dict[str, float]  # by name, per request, largest first
+    small: dict[str, int]  # strace's counts over the N window
+    large: dict[str, int]  # and over the 11 N window
+    extra_s: float  # wall seconds of the 11 N window minus those of the N window
+    background: dict[str, float] = field(default_factory=dict)  # by name, per request: the idle rate × extra_s / 10 N
+
+    @property
+    def background_total(self) -> float:
+        return sum(self.background.values())
+
+    def to_json(self) -> dict:
+        return {
+            "mode": self.mode,
+            "requests": self.requests,
+            "per_request": self.per_request,
+            "calls": self.calls,
+            "small": self.small,
+            "large": self.large,
+            "extra_s": self.extra_s,
+            "background": self.background,
+        }
+
+    @classmethod
+    def load(cls, d: dict) -> Count:
+        return cls(
+            d["mode"],
+            int(d["requests"]),
+            float(d["per_request"]),
+            {str(k): float(v) for k, v in d["calls"].items()},
+            {str(k): int(v) for k, v in d["small"].items()},
+            {str(k): int(v) for k, v in d["large"].items()},
+            float(d["extra_s"]),
+            {str(k): float(v) for k, v in d.get("background", {}).items()},
+        )
+
+
+@dataclass
+class EntryCounts:
+    """An entry's counts in each mode, its idle window, or why it was not counted."""
+
+    entry: str
+    kind: str
+    counts: list[Count] = field(default_factory=list)
+    idle: dict[str, int] = field(default_factory=dict)  # calls by name over idle_s with no request
+    idle_s: float = 0.0
+    processes: int = 0  # of the tree when attached
+    threads: int = 0  # of the tree when attached
+    error: str | None = None
+
+    def count(self, mode: str) -> Count | None:
+        return next((c for c in self.counts if c.mode == mode), None)
+
+    def to_json(self) -> dict:
+        return {
+            "entry": self.entry,
+            "kind": self.kind,
+            "counts": [c.to_json() for c in self.counts],
+            "idle": self.idle,
+            "idle_s": self.idle_s,
+            "processes": self.processes,
+            "threads": self.threads,
+            "error": self.error,
+        }
+
+    @classmethod
+    def load(cls, d: dict) -> EntryCounts:
+        return cls(
+            d["entry"],
+            d["kind"],
+            [Count.load(c) for c in d["counts"]],
+            {str(k): int(v) for k, v in d.get("idle", {}).items()},
+            float(d.get("idle_s", 0.0)),
+            int(d.get("processes", 0)),
+            int(d.get("threads", 0)),
+            d.get("error"),
+        )
+
+
+METHOD = (
+    "System calls per request counted by strace (`strace -f -c`, attached to every process and "
+    "thread of the entry's tree after start-up and a warm-up): windows of N and 11 N requests "
+    "from the arena's own client, calls per request = (calls(11 N) − calls(N)) ÷ 10 N by name, "
+    "so attaching and the windows' edges cancel. The entry runs one thread. keepalive: one "
+    "connection, one request per round trip; pipeline16: 16 requests per write, every answer "
+    "read before the next write; close: a new connection per request (Connection: close). "
+    "Every call any thread makes during the windows is counted, what a runtime does by the "
+    "clock too (GC, JIT, timers); 'background' is what the same tree made with no request "
+    "during an idle window, scaled to the extra window's duration per request: the part of "
+    "the count that is not the requests'. A count is deterministic: a native entry repeats "
+    f"within ±{TOLERANCE} calls per request, and the gate treats a larger change as a change."
+)
+
+
+# ---- strace ----------------------------------------------------------------------------
+
+# `strace -c -U calls,name`: "  2000 sendto" lines between dashes, then "  6002 total"
+_LINE = re.compile(r"^\s*(\d+)\s+([a-z_0-9]+)\s*$")
+
+
+def parse_summary(text: str) -> dict[str, int]:
+    """strace's `-c -U calls,name` summary as {name: calls}, without the total."""
+    calls: dict[str, int] = {}
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if m and m.group(2) != "total":
+            calls[m.group(2)] = calls.get(m.group(2), 0) + int(m.group(1))
+    return calls
+
+
+def per_request(small: dict[str, int], large: dict[str, int], n: int) -> dict[str, float]:
+    """(large - small) / 10 n by name, largest first; names whose difference is 0 left out."""
+    names = set(small) | set(large)
+    out = {name: (large.get(name, 0) - small.get(name, 0)) / (10 * n) for name in names}
+    return dict(sorted(((k, round(v, 4)) for k, v in out.items() if v != 0), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _tasks(pids: list[int]) -> list[tuple[int, int]]:
+    """(pid, tid) of every thread of pids that still exists."""
+    out = []
+    for pid in pids:
+        try:
+            out += [(pid, int(t.name)) for t in Path(f"/proc/{pid}/task").iterdir()]
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return out
+
+
+def _traced(pid: int, tid: int) -> bool:
+    try:
+        for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines():
+            if line.startswith("TracerPid:"):
+                return int(line.split()[1]) != 0
+    except (FileNotFoundError, ProcessLookupError):
+        return True  # gone: nothing to wait for
+    return False
+
+
+class Strace:
+    """`strace -f -c` attached to every process of a tree; stop() detaches and returns the
+    calls by name. The constructor returns once every thread of the tree is traced."""
+
+    def __init__(self, pids: list[int], out: Path):
+        self.out = out
+        argv = ["strace", "-f", "-qq", "-c", "-U", "calls,name", "-o", str(out)]
+        for pid in pids:
+            argv += ["-p", str(pid)]
+        self.log = out.with_suffix(".stderr")
+        with self.log.open("wb") as err:
+            self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + ATTACH_TIMEOUT_S
+        while not all(_traced(p, t) for p, t in _tasks(pids)):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise CountError(f"strace did not attach to {pids} within {ATTACH_TIMEOUT_S:g} s: {self._stderr()}")
+            time.sleep(0.01)
+        self.started = time.monotonic()
+
+    def _stderr(self) -> str:
+        return " | ".join(self.log.read_text(errors="replace").strip().splitlines()[-3:])
+
+    def stop(self) -> dict[str, int]:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+                raise CountError("strace did not detach within 30 s") from None
+        if not self.out.is_file():
+            raise CountError(f"strace wrote no summary: {self._stderr()}")
+        return parse_summary(self.out.read_text(errors="replace"))
+
+
+# ---- the client ------------------------------------------------------------------------
+
+
+def _read_answers(conn: socket.socket, buffer: bytearray, want: int, deadline: float) -> None:
+    got = 0
+    while got < want:
+        if time.monotonic() > deadline:
+            raise CountError("the server did not answer in time under strace")
+        data = conn.recv(65536)
+        if not data:
+            raise CountError("the server closed a keep-alive connection")
+        buffer += data
+        try:
+            got += answers_in(buffer)
+        except Exception as err:  # instructions.CountError: not a 302
+            raise CountError(str(err)) from None
+
+
+def _connect(port: int, deadline: float) -> socket.socket:
+    conn = socket.create_connection(("127.0.0.1", port), timeout=max(1.0, min(30.0, deadline - time.monotonic())))
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
+
+
+def _close_request(port: int, deadline: float) -> None:
+    """One request on its own connection, read until the server closes it."""
+    with _connect(port, deadline) as conn:
+        conn.sendall(CLOSE_REQUEST)
+        got = bytearray()
+        while True:
+            if time.monotonic() > deadline:
+                raise CountError("the server did not answer in time under strace")
+            data = conn.recv(65536)
+            if not data:
+                break
+            got += data
+    if not got.startswith(b"HTTP/1.1 302 "):
+        raise CountError(f"the server answered {bytes(got[:40])!r}, not a 302")
+
+
+class Client:
+    """The load of one mode on a server; keep-alive modes keep one connection open between
+    windows (opened and checked with one request before the first)."""
+
+    def __init__(self, port: int, mode: str, deadline: float):
+        self.port, self.mode, self.per_write = port, mode, MODES[mode]
+        self.conn = None
+        self.buffer = bytearray()
+        if mode != "close":
+            self.conn = _connect(port, deadline)
+            self.send(self.per_write, deadline)
+
+    def send(self, requests: int, deadline: float) -> None:
+        """`requests` requests (a multiple of the mode's per write), every answer read."""
+        if self.conn is None:
+            for _ in range(requests):
+                _close_request(self.port, deadline)
+            return
+        batch = REQUEST * self.per_write
+        for _ in range(requests // self.per_write):
+            self.conn.sendall(batch)
+            _read_answers(self.conn, self.buffer, self.per_write, deadline)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+def warm_up(port: int, seconds: float, requests: int = WARMUP_REQUESTS) -> None:
+    """At least `requests` sequential keep-alive requests, and on for `seconds` (a JIT's
+    warmup_s), with a few of each other mode's shape; bounded by seconds + 60 s."""
+    end = time.monotonic() + seconds
+    deadline = end + 60.0
+    client = Client(port, "keepalive", deadline)
+    try:
+        done = 0
+        while done < requests or time.monotonic() < end:
+            client.send(100, deadline)
+            done += 100
+    finally:
+        client.close()
+    Client(port, "pipeline16", deadline).close()
+    Client(port, "close", deadline).send(20, deadline)
+
+
+# ---- counting ----------------------------------------------------------------------------
+
+
+def _window(server: Server, client: Client | None, requests: int, out: Path) -> tuple[dict[str, int], float]:
+    """Calls by name while `requests` requests are answered (client None: IDLE_S with none),
+    and the window's wall seconds."""
+    pids = server.tree_pids()
+    strace = Strace(pids, out)
+    began = time.monotonic()
+    try:
+        if client is None:
+            time.sleep(IDLE_S)
+        else:
+            client.send(requests, began + WINDOW_TIMEOUT_S)
+    except (OSError, CountError):
+        strace.stop()
+        raise
+    seconds = time.monotonic() - began
+    return strace.stop(), seconds
+
+
+def _threads(pids: list[int]) -> int:
+    return len(_tasks(pids))
+
+
+def count_entry(
+    entry: Entry,
+    modes: tuple[str, ...] = tuple(MODES),
+    requests: int = DEFAULT_REQUESTS,
+    warmup_s: float | None = None,
+    say=lambda _line: None,
+) -> EntryCounts:
+    """Counts of entry in each mode, on one server started once; an entry that cannot be
+    counted gets its error (the others go on). warmup_s: None takes the entry's own."""
+    result = EntryCounts(entry.name, entry.kind)
+    warm = min(WARMUP_CAP_S, entry.warmup_s if warmup_s is None else warmup_s)
+    try:
+        server = start(entry, Launch(port=0, threads=1))
+    except Exception as err:  # StartError, OSError
+        result.error = f"does not start: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
+        return result
+    try:
+        server.wait_ready(READY_TIMEOUT_S)
+        say(f"{entry.name}: warming up ({warm:g} s, at least {WARMUP_REQUESTS} requests)")
+        warm_up(server.port, warm)
+        pids = server.tree_pids()
+        result.processes, result.threads = len(pids), _threads(pids)
+        with tempfile.TemporaryDirectory(prefix="arena-strace-") as tmp:
+            result.idle, result.idle_s = _window(server, None, 0, Path(tmp) / "idle.txt")
+            for mode in modes:
+                per_write = MODES[mode]
+                n = max(per_write, requests - requests % per_write)
+                if mode == "close":
+                    n = max(1, n // 4)  # a connection costs a few times a request's calls
+                deadline = time.monotonic() + 3 * WINDOW_TIMEOUT_S
+                client = Client(server.port, mode, deadline)
+                try:
+                    small, small_s = _window(server, client, n, Path(tmp) / f"{mode}-small.txt")
+                    large, large_s = _window(server, client, 11 * n, Path(tmp) / f"{mode}-large.txt")
+                finally:
+                    client.close()
+                calls = per_request(small, large, n)
+                extra_s = max(0.0, large_s - small_s)
+                background = {name: round(c / result.idle_s * extra_s / (10 * n), 4) for name, c in result.idle.items()}
+                c = Count(mode, n, round(sum(calls.values()), 3), calls, small, large, round(extra_s, 3))
+                c.background = {k: v for k, v in sorted(background.items(), key=lambda kv: -kv[1]) if v > 0}
+                result.counts.append(c)
+                say(f"{entry.name} {mode}: {c.per_request:.2f} calls per request ({top_words(c)})")
+    except (CountError, OSError, Exception) as err:  # noqa: BLE001 - any failure is this entry's, said in one line
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        result.error = f"{first}"
+    finally:
+        server.stop()
+    return result
+
+
+def top_words(c: Count, top: int = 4) -> str:
+    """e.g. "recvfrom 1.00, sendto 1.00, epoll_pwait 1.00"."""
+    return ", ".join(f"{name} {v:.2f}" for name, v in list(c.calls.items())[:top]) or "none"
+
+
+# ---- the results file --------------------------------------------------------------------
+
+
+def document(counted: list[EntryCounts], config: dict) -> dict:
+    return {"schema": SCHEMA, "method": METHOD, "config": config, "entries": [e.to_json() for e in counted]}
+
+
+def write(path: Path, counted: list[EntryCounts], config: dict) -> None:
+    """The JSON, written atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(document(counted, config), indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def load(path: Path) -> tuple[list[EntryCounts], dict]:
+    """(entries, the whole document) of a syscalls.json; ValueError/KeyError when malformed."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    if doc.get("schema") != SCHEMA:
+        raise ValueError(f"schema {doc.get('schema')!r}, expected {SCHEMA}")
+    return [EntryCounts.load(e) for e in doc["entries"]], doc
+
+
+# ---- the gate ------------------------------------------------------------------------------
+
+
+def tolerance(a: Count, b: Count) -> float:
+    """How far two counts may differ and be the same: TOLERANCE plus the larger background
+    (what a runtime does by the clock varies with the window's duration)."""
+    return TOLERANCE + max(a.background_total, b.background_total)
+
+
+def changed(a: Count, b: Count) -> bool:
+    return abs(b.per_request - a.per_request) > tolerance(a, b)
