@@ -24,6 +24,7 @@ from .model import DEFAULT_MODES, MODES, Config, Run
 from .process import Launch, StartError, free_port, start
 from .report import console as report_console
 from .report import write_run_reports
+from .syscallcli import syscalls_cmd
 from .ui import build_with_spinner, console, entries_table, err_console, spinner, verify_matrix
 from .verify import EntryVerdicts, verify_entry, verify_full
 
@@ -607,6 +608,7 @@ def check_cmd(ctx, name):
 
 for _command in LOAD_COMMANDS:  # sweep, latency, history (loadcli.py)
     cli.add_command(_command)
+cli.add_command(syscalls_cmd)  # syscallcli.py
 
 
 @cli.command("compare")
