@@ -162,5 +162,6 @@ def parts(run_dir: Path) -> list[Part]:
             continue
         out.append(Part(heading, str(doc.get("method", "")), href, found))
     from .stacks import run_part  # here: stacks.py writes its own report with _write above
+    from .syscalls import run_part as syscalls_part
 
-    return out + run_part(run_dir)
+    return out + run_part(run_dir) + syscalls_part(run_dir)
