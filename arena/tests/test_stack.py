@@ -16,7 +16,7 @@ from arena import stack
 from arena.entries import discover
 from arena.model import Run
 from arena.report import write_run_reports
-from arena.report.stacks import stack_sections, summary_lines, write
+from arena.report.stacks import stack_sections, summary_lines, targets_section, write
 from arena.stack import StackRun, StackSample
 
 REPO = Path(__file__).resolve().parents[2]
@@ -184,7 +184,17 @@ def test_the_section_divides_each_stacks_cpu_by_nginx_alone():
     assert keepalive.charts and "<svg" in keepalive.charts[0]
     breakdown = {(r[0], r[1]): r for r in sections[1].table.rows}
     assert breakdown[("rust", "keepalive")][2:] == ["10.0", "10.0", "0.00", "11.0", "31.0"]
-    assert sections[2].table.rows == [["nginx-png", "keepalive", "1", "nginx (front) exited with status 1"]]
+    assert sections[2].table.rows == [
+        [
+            "renard behind nginx, the better of TCP and a Unix socket",
+            "keepalive",
+            "rust ÷ nginx-302",
+            "2.82× (2.50–3.20)",
+            "2.5×",
+            "no (the range crosses the limit)",
+        ]
+    ]
+    assert sections[3].table.rows == [["nginx-png", "keepalive", "1", "nginx (front) exited with status 1"]]
     assert any(line.startswith("rust keepalive: ") and "2.82×" in line for line in summary_lines(record()))
 
 
@@ -215,3 +225,23 @@ def test_bad_stack_input_is_one_line_naming_the_flag_and_exit_2(repo, args, flag
     p = arena("--repo", str(repo), *args)
     assert p.returncode == 2, p.stderr
     assert p.stderr.count("\n") == 1 and flag in p.stderr and p.stderr.startswith("arena: "), sys.executable
+
+
+def test_a_target_holds_when_the_best_stacks_median_ratio_is_within_its_limit():
+    stacks = [
+        {"name": n, "kind": "inside"} for n in ("nginx-302", "nginx-split", "nginx-lua-renard", "rust", "rust+unix")
+    ]
+    samples = []
+    for rep in range(3):
+        samples += [
+            sample("nginx-302", "keepalive", rep, [0.05, 0.05]),
+            sample("nginx-split", "keepalive", rep, [0.05, 0.05 + rep / 1000]),
+            sample("nginx-lua-renard", "keepalive", rep, [0.06, 0.05]),
+            sample("rust", "keepalive", rep, [0.2, 0.2]),
+            sample("rust+unix", "keepalive", rep, [0.1, 0.12]),
+        ]
+    rows = targets_section(StackRun({"modes": ["keepalive"]}, stacks, samples, [], "")).table.rows
+    assert [(r[2], r[3], r[5]) for r in rows] == [
+        ("rust+unix ÷ nginx-302", "2.20× (2.20–2.20)", "yes"),  # the better of the two transports
+        ("nginx-lua-renard ÷ nginx-split", "1.09× (1.08–1.10)", "yes"),
+    ]

@@ -54,6 +54,24 @@ BASELINE = "nginx-302"  # what every stack's CPU per request is divided by
 DEFAULT = ("rust", "php-fpm")  # the stacks measured when none is named (beside the baselines)
 
 
+@dataclass(frozen=True)
+class Target:
+    """Issue 27's targets, checked in the same run: the best of `stacks` (keep-alive CPU per
+    request) at most `limit` times that of `reference`."""
+
+    words: str
+    stacks: tuple[str, ...]
+    reference: str
+    limit: float
+    mode: str = "keepalive"
+
+
+TARGETS = (
+    Target("renard behind nginx, the better of TCP and a Unix socket", ("rust", "rust+unix"), BASELINE, 2.5),
+    Target("renard inside nginx against nginx-split", ("nginx-lua-renard",), "nginx-split", 1.2),
+)
+
+
 class StackError(Exception):
     """A stack that cannot be measured (wrong answer, a tool that failed): str() says why."""
 

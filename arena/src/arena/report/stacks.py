@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from ..stack import BASELINE, MODES, StackRun, StackSample
+from ..stack import BASELINE, MODES, TARGETS, StackRun, StackSample
 from ..stats import StatsError, Summary, ratio, summarize
 from . import format as fmt
 from .loads import _write
@@ -127,6 +127,37 @@ def breakdown_section(record: StackRun) -> Section:
     return Section("Where the CPU goes (µs per request, medians; the entry: every process but nginx)", table)
 
 
+def targets_section(record: StackRun) -> Section | None:
+    """Each of issue 27's targets whose stacks were measured: the best stack's ratio of
+    median CPU per request to the reference's, with its range, and whether it holds."""
+    by = grouped(record)
+    table = Table(["target", "mode", "best stack", "CPU ratio (min–max)", "limit", "holds"], [], numeric={3, 4})
+    for t in TARGETS:
+        base = [s.cpu_us_per_req for s in by.get((t.reference, t.mode), []) if s.cpu_us_per_req]
+        found = []
+        for name in t.stacks:
+            mine = [s.cpu_us_per_req for s in by.get((name, t.mode), []) if s.cpu_us_per_req]
+            if mine and base:
+                found.append((ratio(mine, base), name))
+        if not found:
+            continue
+        r, name = min(found, key=lambda x: x[0].median_ratio)
+        holds = "yes" if r.median_ratio <= t.limit else "no"
+        if r.lo <= t.limit < r.hi:
+            holds += " (the range crosses the limit)"
+        table.rows.append(
+            [
+                t.words,
+                t.mode,
+                f"{name} ÷ {t.reference}",
+                f"{r.median_ratio:.2f}× ({r.lo:.2f}–{r.hi:.2f})",
+                f"{t.limit:g}×",
+                holds,
+            ]
+        )
+    return Section("Targets (issue 27), CPU per request in the same run", table) if table.rows else None
+
+
 def failures_section(record: StackRun) -> Section | None:
     if not record.failures:
         return None
@@ -139,8 +170,8 @@ def failures_section(record: StackRun) -> Section | None:
 def stack_sections(record: StackRun) -> list[Section]:
     out = [mode_section(record, m) for m in record.config["modes"]]
     out.append(breakdown_section(record))
-    failed = failures_section(record)
-    return out + ([failed] if failed else [])
+    extra = (targets_section(record), failures_section(record))
+    return out + [x for x in extra if x]
 
 
 FILE = "stack.json"  # in RUN/stack/ (with --run) or results/stack-<id>/, beside its report
