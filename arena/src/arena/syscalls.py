@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import compare
 from .entries import Entry
 from .instructions import REQUEST, answers_in
 from .process import Launch, Server, start
@@ -448,3 +449,12 @@ def tolerance(a: Count, b: Count) -> float:
 
 def changed(a: Count, b: Count) -> bool:
     return abs(b.per_request - a.per_request) > tolerance(a, b)
+
+
+def decide(a: Count, b: Count) -> compare.Verdict:
+    """B against A: "significant" when they differ by more than tolerance(a, b), else "no
+    change"; no statistics (fewer is better; p None marks a count)."""
+    ratio = b.per_request / a.per_request if a.per_request > 0 else (1.0 if b.per_request == a.per_request else 2.0)
+    outcome = "significant" if changed(a, b) else "no change"
+    metric = f"system calls per request ({a.mode}: A {a.per_request:.3f}, B {b.per_request:.3f})"
+    return compare.Verdict(metric, ratio, ratio, ratio, None, outcome, higher_is_better=False, pairs=1)
