@@ -10,6 +10,10 @@ working tree itself (an A/A run: the machine's noise floor); B is the working tr
   interleaved A B A B …, at least `pairs` pairs; compare.decide tells significant, no change
   or inconclusive; an inconclusive result adds one pair at a time up to `max_pairs`, and then
   the answer is "inconclusive", never a guess.
+- Every entry, with strace here (unless `syscalls` is off): system calls per request under
+  strace in keepalive and pipeline16 (syscalls.py), counted once each side; a difference
+  beyond syscalls.tolerance (0.05 calls per request plus the entry's background) is a
+  change, with no statistics.
 
 The exit status is 1 when any entry regressed significantly beyond the threshold.
 """
@@ -24,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import compare, instructions
+from . import compare, instructions, syscalls
 from .bench import SampleError, WrkError, measure_sample, scripts_for
 from .build import build, needs_build
 from .cgroup import CapError
@@ -45,6 +49,7 @@ class Options:
     noise: float = 0.05  # the noise floor: ratios within 1/(1+noise)–(1+noise) are noise
     timed: bool = False  # time native entries too instead of counting their instructions
     requests: int = instructions.DEFAULT_REQUESTS  # N for the instruction counts
+    syscalls: bool = True  # also compare system calls per request (when strace is installed)
 
 
 @contextmanager
@@ -85,6 +90,25 @@ def count_verdicts(a: Entry, b: Entry, opts: Options, say: Callable[[str], None]
         counts = [instructions.count(side, mode_name, opts.requests).per_request for side in (a, b)]
         say(f"  {mode_name}: A {counts[0]:,.1f}, B {counts[1]:,.1f} instructions per request")
         out.append(compare.decide_count(*counts, f"instructions per request ({mode_name})"))
+    return out
+
+
+SYSCALL_MODES = ("keepalive", "pipeline16")  # close's count depends on timing (EAGAIN, wake-ups)
+
+
+def syscall_verdicts(a: Entry, b: Entry, say: Callable[[str], None]) -> list[compare.Verdict]:
+    """A and B by system calls per request in each of SYSCALL_MODES (syscalls.decide)."""
+    sides = []
+    for side in (a, b):
+        counted = syscalls.count_entry(side, SYSCALL_MODES, syscalls.DEFAULT_REQUESTS)
+        if counted.error:
+            raise syscalls.CountError(f"system calls not counted: {counted.error}")
+        sides.append(counted)
+    out = []
+    for mode_name in SYSCALL_MODES:
+        ca, cb = sides[0].count(mode_name), sides[1].count(mode_name)
+        say(f"  {mode_name}: A {ca.per_request:.3f}, B {cb.per_request:.3f} system calls per request")
+        out.append(syscalls.decide(ca, cb))
     return out
 
 
@@ -145,7 +169,10 @@ def _compare_all(old: dict[str, Entry], current: list[Entry], cfg: Config, opts:
         say(f"{entry.name}: " + ("instructions per request (callgrind)" if counted else f"requests/s, {cfg.modes[0]}"))
         try:
             verdicts = count_verdicts(a, entry, opts, say) if counted else [timed_verdict(a, entry, cfg, opts, say)]
-        except (SampleError, StartError, WrkError, CapError, instructions.CountError) as err:
+            if opts.syscalls and syscalls.available() is None:
+                say(f"{entry.name}: system calls per request (strace)")
+                verdicts += syscall_verdicts(a, entry, say)
+        except (SampleError, StartError, WrkError, CapError, instructions.CountError, syscalls.CountError) as err:
             raise GateError(f"{entry.name}: {str(err).splitlines()[0]}") from None
         out += [(entry.name, v) for v in verdicts]
     return out
