@@ -39,7 +39,7 @@ from pathlib import Path
 from . import compare
 from .entries import Entry
 from .instructions import REQUEST, answers_in
-from .process import Launch, Server, start
+from .process import Launch, Server, free_port, start
 
 SCHEMA = 1
 MODES = {"keepalive": 1, "pipeline16": 16, "close": 1}  # mode -> requests per write
@@ -371,7 +371,7 @@ def count_entry(
     result = EntryCounts(entry.name, entry.kind)
     warm = min(WARMUP_CAP_S, entry.warmup_s if warmup_s is None else warmup_s)
     try:
-        server = start(entry, Launch(port=0, threads=1))
+        server = start(entry, Launch(port=free_port(), threads=1))  # a peer's config needs its port
     except Exception as err:  # StartError, OSError
         result.error = f"does not start: {str(err).splitlines()[0] if str(err) else type(err).__name__}"
         return result
