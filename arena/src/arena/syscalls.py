@@ -80,6 +80,7 @@ class Count:
     large: dict[str, int]  # and over the 11 N window
     extra_s: float  # wall seconds of the 11 N window minus those of the N window
     background: dict[str, float] = field(default_factory=dict)  # by name, per request: the idle rate × extra_s / 10 N
+    reconnects: int = 0  # keep-alive connections the server closed during the two windows
 
     @property
     def background_total(self) -> float:
@@ -95,6 +96,7 @@ class Count:
             "large": self.large,
             "extra_s": self.extra_s,
             "background": self.background,
+            "reconnects": self.reconnects,
         }
 
     @classmethod
@@ -108,6 +110,7 @@ class Count:
             {str(k): int(v) for k, v in d["large"].items()},
             float(d["extra_s"]),
             {str(k): float(v) for k, v in d.get("background", {}).items()},
+            int(d.get("reconnects", 0)),
         )
 
 
@@ -252,14 +255,27 @@ class Strace:
 # ---- the client ------------------------------------------------------------------------
 
 
+class Closed(Exception):
+    """The server closed a keep-alive connection after `answered` answers of a write."""
+
+    def __init__(self, answered: int):
+        super().__init__(f"closed after {answered} answers")
+        self.answered = answered
+
+
 def _read_answers(conn: socket.socket, buffer: bytearray, want: int, deadline: float) -> None:
     got = 0
     while got < want:
         if time.monotonic() > deadline:
             raise CountError("the server did not answer in time under strace")
-        data = conn.recv(65536)
+        try:
+            data = conn.recv(65536)
+        except ConnectionResetError:
+            data = b""
         if not data:
-            raise CountError("the server closed a keep-alive connection")
+            if buffer:
+                raise CountError("the server closed a keep-alive connection in the middle of an answer")
+            raise Closed(got)
         buffer += data
         try:
             got += answers_in(buffer)
@@ -291,11 +307,14 @@ def _close_request(port: int, deadline: float) -> None:
 
 class Client:
     """The load of one mode on a server; keep-alive modes keep one connection open between
-    windows (opened and checked with one request before the first)."""
+    windows (opened and checked with one request before the first). A server that closes a
+    keep-alive connection after its last answer (nginx's keepalive_requests) gets a new one,
+    counted in `reconnects`: its calls are part of that server's cost."""
 
     def __init__(self, port: int, mode: str, deadline: float):
         self.port, self.mode, self.per_write = port, mode, MODES[mode]
         self.conn = None
+        self.reconnects = 0
         self.buffer = bytearray()
         if mode != "close":
             self.conn = _connect(port, deadline)
@@ -309,8 +328,19 @@ class Client:
             return
         batch = REQUEST * self.per_write
         for _ in range(requests // self.per_write):
-            self.conn.sendall(batch)
-            _read_answers(self.conn, self.buffer, self.per_write, deadline)
+            try:
+                self.conn.sendall(batch)
+                _read_answers(self.conn, self.buffer, self.per_write, deadline)
+            except (Closed, BrokenPipeError, ConnectionResetError) as closed:
+                left = self.per_write - (closed.answered if isinstance(closed, Closed) else 0)
+                self.conn.close()
+                self.reconnects += 1
+                self.conn = _connect(self.port, deadline)
+                self.conn.sendall(REQUEST * left)
+                try:
+                    _read_answers(self.conn, self.buffer, left, deadline)
+                except Closed:
+                    raise CountError("the server closed a new connection without answering") from None
 
     def close(self) -> None:
         if self.conn is not None:
@@ -391,14 +421,17 @@ def count_entry(
                 deadline = time.monotonic() + 3 * WINDOW_TIMEOUT_S
                 client = Client(server.port, mode, deadline)
                 try:
+                    before = client.reconnects
                     small, small_s = _window(server, client, n, Path(tmp) / f"{mode}-small.txt")
                     large, large_s = _window(server, client, 11 * n, Path(tmp) / f"{mode}-large.txt")
+                    reconnects = client.reconnects - before
                 finally:
                     client.close()
                 calls = per_request(small, large, n)
                 extra_s = max(0.0, large_s - small_s)
                 background = {name: round(c / result.idle_s * extra_s / (10 * n), 4) for name, c in result.idle.items()}
                 c = Count(mode, n, round(sum(calls.values()), 3), calls, small, large, round(extra_s, 3))
+                c.reconnects = reconnects
                 c.background = {k: v for k, v in sorted(background.items(), key=lambda kv: -kv[1]) if v > 0}
                 result.counts.append(c)
                 say(f"{entry.name} {mode}: {c.per_request:.2f} calls per request ({top_words(c)})")
