@@ -147,3 +147,16 @@ def test_the_command_writes_the_counts_into_a_run_and_its_report(tmp_path):
     (floor,) = doc["entries"]
     assert floor["entry"] == "floor" and abs(floor["counts"][0]["per_request"] - 3) <= syscalls.TOLERANCE
     assert "System calls per request" in (tmp_path / "syscalls" / "report.md").read_text()
+
+
+def test_answers_are_counted_by_content_length_or_chunked_body():
+    buffer = bytearray(
+        b"HTTP/1.1 302 Found\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        b"HTTP/1.1 302 Found\r\nContent-Length: 2\r\n\r\nok"
+        b"HTTP/1.1 302 Found\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+    )
+    assert syscalls.answers_in(buffer) == 2  # the third's body has not all arrived
+    buffer += b"\r\n"
+    assert syscalls.answers_in(buffer) == 1 and buffer == bytearray()
+    with pytest.raises(syscalls.CountError, match="404"):
+        syscalls.answers_in(bytearray(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))
