@@ -10,7 +10,11 @@ const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
 /** The permissions a worker is started with: the same as the first process's. */
 const PERMISSIONS = ["--quiet", "--no-prompt", "--v8-flags=--max-semi-space-size=2", "--unstable-net", "--allow-net", "--allow-env", "--allow-read", "--allow-run"];
-/** Octets read at once. */
+/** Octets read at once: each connection's read waits on a buffer of its own, allocated at
+ * its accept, so it starts small (a request head is mostly well under 1 KiB) and grows once
+ * a read fills it (pipelined batches, long heads). With 64 KiB from the accept, 5000
+ * connections evicted at a cap of 50 left 22 MB of the C heap resident (issue 29). */
+const READ_SIZE_FIRST = 4 * 1024;
 const READ_SIZE = 64 * 1024;
 
 const encoder = new TextEncoder();
@@ -154,7 +158,7 @@ class DenoTransport {
 
   /** Read until the end of input, an error or the close, pausing when asked. */
   async readLoop() {
-    const buffer = new Uint8Array(READ_SIZE);
+    let buffer = new Uint8Array(READ_SIZE_FIRST);
     while (!this.closed) {
       if (this.paused) {
         await new Promise((resolve) => (this.wake = resolve));
@@ -174,6 +178,8 @@ class DenoTransport {
         return;
       }
       this.connection?.onData(buffer.subarray(0, count));
+      // onData keeps a copy of what it keeps: the buffer may be replaced.
+      if (count === buffer.length && buffer.length < READ_SIZE) buffer = new Uint8Array(READ_SIZE);
     }
   }
 }
