@@ -141,8 +141,9 @@ static void on_recv(int fd, const struct io_uring_cqe *cqe, int current) {
             owe_for(&keep, &bye, &u->c, buffer_memory + (size_t)id * BUFFER_SIZE, (size_t)cqe->res);
         give_back(id);
     }
-    if (!current || (cqe->flags & IORING_CQE_F_MORE)) {
-        if (current) send_owed(fd);
+    if (!current) return; /* a connection closed since: only its buffer mattered */
+    if (cqe->flags & IORING_CQE_F_MORE) {
+        send_owed(fd);
     } else if (cqe->res > 0 || cqe->res == -ENOBUFS) {
         if (!u->closing) arm_recv(fd); /* ENOBUFS: every buffer was in use; they are back now */
         send_owed(fd);
@@ -242,10 +243,14 @@ int main(int argc, char **argv) {
     for (;;) {
         struct __kernel_timespec wait = { .tv_nsec = WAIT_NS };
         struct io_uring_cqe *first;
-        unsigned want = expected + 1;
+        unsigned want = expected < ENTRIES ? expected + 1 : ENTRIES; /* never more than the ring holds */
         expected = 0;
         rc = io_uring_submit_and_wait_timeout(&ring, &first, want, want > 1 ? &wait : NULL, NULL);
-        if (rc < 0 && rc != -ETIME && rc != -EINTR) { fprintf(stderr, "floor-uring: io_uring_enter: %s\n", strerror(-rc)); return 1; }
+        /* ETIME: the bounded wait ended; EBUSY: completions overflowed; either way, reap */
+        if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EBUSY) {
+            fprintf(stderr, "floor-uring: io_uring_enter: %s\n", strerror(-rc));
+            return 1;
+        }
         unsigned head, seen = 0;
         struct io_uring_cqe *cqe;
         io_uring_for_each_cqe(&ring, head, cqe) {
