@@ -1,0 +1,57 @@
+"""The warm-up curves of a run (issue 28, "Warm means warm"): for every sample warmed up in
+1-second windows (warmup.py; entries whose warm-up is 3 s or more, the JVM and JS ones
+with their own `warmup_s`), its requests/s per window and whether it ended steady or at its
+bound; a chart per entry of its keep-alive samples' curves."""
+
+from __future__ import annotations
+
+from ..model import Run
+from . import lines
+from .tables import Part, Section, Table
+
+HEADING = "Warm-up until steady"
+METHOD = (
+    "Each sample's warm-up runs its own load (wrk, on the server's whole core, before any cap) in "
+    "1-second windows and ends once the last three windows' requests/s are within 5% of each other "
+    "(after the run's warm-up), or at the longer of the run's warm-up and the entry's warmup_s: "
+    "'steady' or 'at the bound (not steady)'. A bound under 3 s is one run, not judged, and not shown."
+)
+
+
+def _k(v: float) -> str:
+    return f"{v / 1000:,.1f}k" if v >= 1000 else f"{v:,.0f}"
+
+
+def sections(run: Run) -> list[Section]:
+    windowed = [s for s in run.samples if s.warmup_steady is not None]
+    if not windowed:
+        return []
+    table = Table(["entry", "mode", "rep", "seconds", "ended", "requests/s per 1 s window"], [], numeric={2, 3})
+    for s in windowed:
+        ended = {True: "steady", False: "at the bound (not steady)"}.get(s.warmup_steady, "not judged")
+        table.rows.append(
+            [s.entry, s.mode, str(s.rep), str(len(s.warmup_rps or [])), ended, ", ".join(map(_k, s.warmup_rps or []))]
+        )
+    charts = []
+    for name in dict.fromkeys(s.entry for s in windowed):
+        mine = [s for s in windowed if s.entry == name and s.warmup_rps]
+        if not mine:
+            continue
+        curves = [lines.Line(f"{s.mode} rep {s.rep}", [(i + 1, v) for i, v in enumerate(s.warmup_rps)]) for s in mine]
+        longest = max(len(s.warmup_rps) for s in mine)
+        charts.append(
+            lines.chart(
+                f"{name}: requests/s per second of warm-up",
+                curves,
+                [(i, str(i)) for i in range(1, longest + 1)],
+                "requests/s",
+                "second of warm-up",
+                y_unit=_k,
+            )
+        )
+    return [Section("Warm-up windows per sample", table, charts)]
+
+
+def parts(run: Run) -> list[Part]:
+    found = sections(run)
+    return [Part(HEADING, METHOD, "report.html", found)] if found else []  # the charts are in the HTML report

@@ -1,0 +1,58 @@
+"""Warm means warm (issue 28): the warm-up runs until the last three 1-second windows are
+within 5% of each other, at least the run's warm-up and at most its bound; the windows go
+through run.json and into the report. Windows are given by a stand-in, not timed."""
+
+import json
+from pathlib import Path
+
+from arena import warmup
+from arena.model import Run
+from arena.report import build, markdown, warmups
+
+
+def stand_in(rates: list[float]):
+    """run_window returning rates in order, recording the seconds asked."""
+    asked = []
+
+    def run_window(seconds: int) -> float:
+        asked.append(seconds)
+        return rates[len(asked) - 1]
+
+    return run_window, asked
+
+
+def test_a_jit_warms_up_until_three_windows_agree_within_five_percent():
+    run_window, asked = stand_in([3_000, 9_000, 20_000, 24_000, 25_000, 25_500, 25_200, 1])
+    got = warmup.until_steady(run_window, bound_s=15, minimum_s=1)
+    assert got.rps == [3_000, 9_000, 20_000, 24_000, 25_000, 25_500, 25_200] and got.steady is True  # 24k-25.5k: 6%
+    assert asked == [1] * 7
+
+
+def test_a_curve_that_never_settles_stops_at_the_bound_and_says_so():
+    run_window, asked = stand_in([1_000 * 2**i for i in range(20)])
+    got = warmup.until_steady(run_window, bound_s=10, minimum_s=1)
+    assert got.steady is False and len(got.rps) == 10 and sum(asked) == 10
+
+
+def test_the_run_warmup_is_a_minimum_even_when_steady_at_once():
+    run_window, _ = stand_in([100.0] * 10)
+    assert len(warmup.until_steady(run_window, bound_s=10, minimum_s=5).rps) == 5
+
+
+def test_a_bound_under_three_seconds_is_one_run_not_judged():
+    run_window, asked = stand_in([50_000.0])
+    assert warmup.until_steady(run_window, bound_s=1, minimum_s=1) == warmup.Warmup([50_000.0], None)
+    assert asked == [1]
+    assert warmup.until_steady(run_window, bound_s=0).rps == []
+
+
+def test_the_windows_go_through_run_json_and_the_report_shows_them():
+    doc = json.loads((Path(__file__).parent / "fixtures" / "run_sample.json").read_text())
+    run = Run.load(doc)
+    run.samples[0].warmup_rps, run.samples[0].warmup_steady = [3000.0, 20000.0, 24000.0, 24500.0, 24200.0], True
+    again = Run.load(run.to_json())
+    assert again.samples[0].warmup_rps == run.samples[0].warmup_rps and again.samples[0].warmup_steady is True
+    assert again.samples[1].warmup_rps is None and "warmup_rps" not in again.to_json()["samples"][1]
+    (part,) = warmups.parts(again)
+    assert part.sections[0].table.rows[0][4:] == ["steady", "3.0k, 20.0k, 24.0k, 24.5k, 24.2k"]
+    assert part.sections[0].charts and "## Warm-up until steady" in markdown.render(build(again), [part])
