@@ -255,6 +255,8 @@ class Sample:
     client_bound: bool  # wrk's core was the bottleneck, not the server
     client_cpu_s: float | None = None
     wall_s: float | None = None
+    warmup_rps: list[float] | None = None  # the warm-up's 1 s windows (warmup.py); None: not in windows
+    warmup_steady: bool | None = None  # it ended steady (True) or at its bound (False); None: not judged
 
     @property
     def efficiency(self) -> float | None:
@@ -317,6 +319,8 @@ class Sample:
             latency_us=Latency(**d["latency_us"]),
             client_cpu_s=d.get("client_cpu_s"),
             wall_s=d.get("wall_s"),
+            warmup_rps=d.get("warmup_rps"),
+            warmup_steady=d.get("warmup_steady"),
         )
 
     def to_json(self) -> dict:
@@ -325,6 +329,8 @@ class Sample:
         d["errors"] = dict(self.errors)
         if self.client_cpu_s is not None:
             d.update(client_cpu_s=self.client_cpu_s, wall_s=self.wall_s)
+        if self.warmup_rps is not None:
+            d.update(warmup_rps=self.warmup_rps, warmup_steady=self.warmup_steady)
         note = mode(self.mode).latency_note
         if note:
             d["latency_note"] = note
