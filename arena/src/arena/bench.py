@@ -20,6 +20,7 @@ from .entries import Entry
 from .model import Config, Mode, Sample, mode
 from .outside import Outside
 from .process import Launch, Server, StartError, free_port, launch_ready, start
+from .warmup import until_steady
 
 WRK_MARK = "arena-json "  # prefix of the machine-readable line printed by wrk/report.lua
 
@@ -79,6 +80,11 @@ def run_wrk(argv: list[str], seconds: int) -> tuple[dict, float, float]:
         tail = (out + p.stderr.decode(errors="replace")).strip().splitlines()[-5:]
         raise WrkError(f"wrk exited {p.returncode} without its JSON line: " + " | ".join(tail))
     return json.loads(lines[0][len(WRK_MARK) :]), cpu, wall
+
+
+def wrk_rps(wrk: dict) -> float:
+    """Requests/s of a wrk JSON line."""
+    return round(wrk["requests"] / (wrk["duration_us"] / 1e6), 1) if wrk["duration_us"] else 0.0
 
 
 def answer_problem(entry: Entry, launch: Launch, port: int) -> str:
@@ -180,9 +186,11 @@ def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts:
     try:
         check_answer(entry, launch, server, "before the run")
         url = f"http://{launch.host}:{server.port}{entry.path if isinstance(entry, Outside) else '/'}"
-        warm = warmup_s(entry, cfg)
-        if warm > 0:
-            run_wrk(wrk_argv(url, m, warm, cfg, scripts[mode_name]), warm)
+        warmed = until_steady(
+            lambda s: wrk_rps(run_wrk(wrk_argv(url, m, s, cfg, scripts[mode_name]), s)[0]),
+            warmup_s(entry, cfg),
+            cfg.warmup_s,
+        )
         if m.capped:
             cap = CpuCap.create(cfg.cpu_quota)
             cap.add(server.tree_pids())
@@ -206,7 +214,7 @@ def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts:
     fault = _machine_fault(dropped_before)
     if fault:
         raise SampleError(fault)
-    return Sample.from_wrk(
+    sample = Sample.from_wrk(
         entry.name,
         mode_name,
         rep,
@@ -218,6 +226,8 @@ def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts:
         pss,
         cpu_limit=cfg.cpu_quota if m.capped else 1.0,
     )
+    sample.warmup_rps, sample.warmup_steady = warmed.rps or None, warmed.steady
+    return sample
 
 
 def measure_startup(entry: Entry, cfg: Config) -> list[float]:
