@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..model import Run
-from . import html, loads, markdown
+from . import html, loads, markdown, warmups
 from .view import View, build
 
 __all__ = ["View", "build", "write_reports"]
@@ -21,7 +21,7 @@ def write_reports(view: View, out_dir: Path) -> tuple[Path, Path]:
     The latency and sweep results written into out_dir (`--run`) are included (loads.parts)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     md_path, html_path = out_dir / "report.md", out_dir / "report.html"
-    included = loads.parts(out_dir)
+    included = loads.parts(out_dir) + warmups.parts(view.run)
     md_path.write_text(markdown.render(view, included), encoding="utf-8")
     html_path.write_text(html.render(view, included), encoding="utf-8")
     return md_path, html_path
