@@ -12,14 +12,18 @@ changes meaning or type, and keep reading the older versions):
   failures[].log (the failed sample's server stderr tail, a file under logs/, relative to
   the run's directory; failures[].error is then its reason in one line, and failures are
   checked: entry, mode, rep, error); unfinished (why the run did not finish: interrupted,
-  or the arena stopped while measuring; absent when it did).
+  or the arena stopped while measuring; absent when it did); samples[].warmup_rps (the
+  warm-up's 1 s windows, requests/s) and samples[].warmup_steady (true: it ended steady;
+  false: at its bound; null: one run, not judged), absent when the warm-up was not windowed.
 Beside run.json, samples.jsonl holds each sample and failure as it was measured
 ({"sample": {...}} or {"failure": {...}}, one a line, added later): run.json is written
 before the samples with `unfinished` set, and `arena report` adds what samples.jsonl holds
 beyond it.
 Beside run.json, `arena latency --run` and `arena sweep --run` write latency/latency.json
 and sweep/sweep.json ({seconds, method, results | sweeps}; `method` added later), which the
-run's report includes.
+run's report includes. `arena syscalls --run` writes syscalls/syscalls.json ({schema: 1,
+method, config, entries: [{entry, kind, counts: [{mode, requests, per_request, calls, small,
+large, extra_s, background, reconnects}], idle, idle_s, processes, threads, error}]}).
 """
 
 from __future__ import annotations
