@@ -76,3 +76,10 @@ def test_a_wait_ends_after_the_time_a_closed_connection_is_held(tmp_path, monkey
     slept = []
     conntrack.wait_for_room(lambda line: None, 300, sleep=slept.append)
     assert len(slept) == 6  # within 2 s held + 5 s (the clock ticks 1 s a reading), the table never drains
+
+
+def test_a_sample_that_would_need_more_than_half_the_table_waits_for_half(tmp_path, monkeypatch):
+    table(tmp_path, monkeypatch, count=440)
+    assert conntrack.wait_for_room(lambda line: None, 240_000, sleep=lambda s: 1 / 0) == 0.0  # 440 + 500 <= 950
+    table(tmp_path, monkeypatch, count=460)
+    assert not conntrack.has_room(conntrack.usage(), 240_000)
