@@ -91,6 +91,13 @@ test-release: setup release
 verify: build
 	$(ARENA) verify
 
+## flake: every renard's whole suite N times, two passes at a time (each the other's load), and a
+## table entry x test -> failures out of N in results/flake-*.md (make flake N=5; issue 29)
+.PHONY: flake
+N ?= 5
+flake: setup $(RENARD)
+	scripts/flake $(N)
+
 ## check: everything an entry must pass before it is ranked, as a checklist (make check NAME=c);
 ## installs only the harness's packages and the named entry's (scripts/deps entry NAME)
 check: venv
