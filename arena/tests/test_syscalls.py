@@ -46,18 +46,28 @@ def count(mode: str, total: float, background: float = 0.0) -> syscalls.Count:
     return syscalls.Count(mode, 160, total, {"read": total}, {}, {}, 1.0, {"futex": background} if background else {})
 
 
+def counts(*totals: float, background: float = 0.0) -> list[syscalls.Count]:
+    return [count("keepalive", t, background) for t in totals]
+
+
 def test_a_count_that_moves_beyond_the_tolerance_is_a_regression_and_within_it_is_no_change():
-    assert syscalls.decide(count("keepalive", 3.0), count("keepalive", 3.04)).outcome == "no change"
-    worse = syscalls.decide(count("keepalive", 3.0), count("keepalive", 4.0))
+    assert syscalls.decide(counts(3.0, 3.0), counts(3.04, 3.04)).outcome == "no change"
+    worse = syscalls.decide(counts(3.0, 3.0), counts(4.0, 4.0))
     assert worse.outcome == "significant" and worse.regression(0.05) and worse.p is None
-    better = syscalls.decide(count("keepalive", 4.0), count("keepalive", 3.0))
+    better = syscalls.decide(counts(4.0, 4.0), counts(3.0, 3.0))
     assert better.outcome == "significant" and not better.regression(0.05)
 
 
 def test_a_runtime_background_widens_the_tolerance_by_what_it_makes_by_the_clock():
-    quiet = syscalls.decide(count("keepalive", 3.0), count("keepalive", 3.2))
-    busy = syscalls.decide(count("keepalive", 3.0, background=0.3), count("keepalive", 3.2))
+    quiet = syscalls.decide(counts(3.0), counts(3.2))
+    busy = syscalls.decide(counts(3.0, background=0.3), counts(3.2))
     assert quiet.outcome == "significant" and busy.outcome == "no change"
+
+
+def test_a_side_whose_own_counts_vary_widens_the_tolerance_by_that_spread():
+    go_like = syscalls.decide(counts(2.78, 2.63), counts(2.70, 2.75))  # Go's nanosleep varies
+    assert go_like.outcome == "no change"
+    assert syscalls.decide(counts(2.78, 2.63), counts(3.00, 3.02)).outcome == "significant"
 
 
 def written_run(tmp_path: Path) -> Path:

@@ -11,9 +11,10 @@ working tree itself (an A/A run: the machine's noise floor); B is the working tr
   or inconclusive; an inconclusive result adds one pair at a time up to `max_pairs`, and then
   the answer is "inconclusive", never a guess.
 - Every entry, with strace here (unless `syscalls` is off): system calls per request under
-  strace in keepalive and pipeline16 (syscalls.py), counted once each side; a difference
-  beyond syscalls.tolerance (0.05 calls per request plus the entry's background) is a
-  change, with no statistics.
+  strace in keepalive and pipeline16 (syscalls.py), counted twice each side (A B A B); means
+  further apart than syscalls.tolerance (0.05 calls per request, plus the entry's
+  background, plus the spread of a side's own two counts: 0 for a native entry, the
+  scheduler's or JIT's variation for a runtime) are a change, with no statistics.
 
 The exit status is 1 when any entry regressed significantly beyond the threshold.
 """
@@ -94,21 +95,24 @@ def count_verdicts(a: Entry, b: Entry, opts: Options, say: Callable[[str], None]
 
 
 SYSCALL_MODES = ("keepalive", "pipeline16")  # close's count depends on timing (EAGAIN, wake-ups)
+SYSCALL_REPEATS = 2  # counts per side, interleaved A B A B: each side's own spread is its tolerance
 
 
 def syscall_verdicts(a: Entry, b: Entry, say: Callable[[str], None]) -> list[compare.Verdict]:
     """A and B by system calls per request in each of SYSCALL_MODES (syscalls.decide)."""
-    sides = []
-    for side in (a, b):
-        counted = syscalls.count_entry(side, SYSCALL_MODES, syscalls.DEFAULT_REQUESTS)
-        if counted.error:
-            raise syscalls.CountError(f"system calls not counted: {counted.error}")
-        sides.append(counted)
+    sides: dict[str, list] = {"A": [], "B": []}
+    for _ in range(SYSCALL_REPEATS):
+        for name, entry in (("A", a), ("B", b)):
+            counted = syscalls.count_entry(entry, SYSCALL_MODES, syscalls.DEFAULT_REQUESTS)
+            if counted.error:
+                raise syscalls.CountError(f"system calls not counted: {counted.error}")
+            sides[name].append(counted)
     out = []
     for mode_name in SYSCALL_MODES:
-        ca, cb = sides[0].count(mode_name), sides[1].count(mode_name)
-        say(f"  {mode_name}: A {ca.per_request:.3f}, B {cb.per_request:.3f} system calls per request")
-        out.append(syscalls.decide(ca, cb))
+        ca, cb = ([c.count(mode_name) for c in sides[name]] for name in ("A", "B"))
+        verdict = syscalls.decide(ca, cb)
+        say(f"  {verdict.metric}")
+        out.append(verdict)
     return out
 
 
