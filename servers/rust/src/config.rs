@@ -144,21 +144,23 @@ Options:
   -V, --version              print the version and the commit, and exit
 
 Signals:
-  SIGHUP    read --config again and recount --count-from (N and the template
-            only; the other settings need a restart)
-  SIGTERM   stop accepting, serve what is open with Connection: close for the
-            drain time, then exit 0 (SIGINT too)
+  SIGHUP                     read --config again and recount --count-from (N and
+                             the template only; the rest needs a restart)
+  SIGTERM, SIGINT            stop accepting, serve what is open with Connection:
+                             close for the drain time, then exit 0
 
-Environment (systemd):
-  LISTEN_PID, LISTEN_FDS
-            socket activation: listen on the socket passed as descriptor 3 (TCP
-            or Unix) instead of --listen
-  NOTIFY_SOCKET
-            send READY=1 once listening, RELOADING=1 and READY=1 around a
-            reload, STOPPING=1 when the drain begins (Type=notify)
+Environment:
+  LISTEN_PID, LISTEN_FDS     systemd socket activation: listen on the socket
+                             passed as descriptor 3 (TCP or Unix), not --listen
+  NOTIFY_SOCKET              systemd Type=notify: READY=1 once listening,
+                             RELOADING=1 then READY=1 around a reload,
+                             STOPPING=1 when the drain begins
 
-Exit status: 0 after SIGTERM or SIGINT, 1 when a resource cannot be had (the
-listen address cannot be bound), 2 on a bad option or variable.
+Exit status:
+  0                          stopped by SIGTERM or SIGINT (or --check passed)
+  1                          a resource could not be had (the listen address
+                             cannot be bound), or --check failed
+  2                          a bad option or variable
 ";
 
 /// The flags, with their variables (`--check` has none, `--metrics` takes no value).
