@@ -43,7 +43,8 @@ def test_calls_per_request_are_the_difference_of_the_windows_over_ten_n():
 
 
 def count(mode: str, total: float, background: float = 0.0) -> syscalls.Count:
-    return syscalls.Count(mode, 160, total, {"read": total}, {}, {}, 1.0, {"futex": background} if background else {})
+    background_calls = {"epoll_wait": background} if background else {}
+    return syscalls.Count(mode, 160, total, {"read": total}, {}, {}, 1.0, background_calls)
 
 
 def counts(*totals: float, background: float = 0.0) -> list[syscalls.Count]:
@@ -64,6 +65,14 @@ def test_a_runtime_background_widens_the_tolerance_by_what_it_makes_by_the_clock
     assert quiet.outcome == "significant" and busy.outcome == "no change"
 
 
+def test_the_runtime_calls_are_shown_apart_and_left_out_of_the_gate():
+    calls = {"read": 1.01, "write": 1.0, "nanosleep": 0.7, "futex": 0.07}
+    go = syscalls.Count("keepalive", 160, 2.78, calls, {}, {}, 1.0)
+    assert go.runtime == 0.77 and go.request_calls == 2.01
+    other = syscalls.Count("keepalive", 160, 2.31, {"read": 1.01, "write": 1.0, "nanosleep": 0.3}, {}, {}, 1.0)
+    assert syscalls.decide([go], [other]).outcome == "no change"
+
+
 def test_a_side_whose_own_counts_vary_widens_the_tolerance_by_that_spread():
     go_like = syscalls.decide(counts(2.78, 2.63), counts(2.70, 2.75))  # Go's nanosleep varies
     assert go_like.outcome == "no change"
@@ -81,8 +90,11 @@ def written_run(tmp_path: Path) -> Path:
 def test_a_run_report_includes_the_counts_the_difference_to_the_flagship_and_the_entries_not_counted(tmp_path):
     (part,) = [p for p in parts(written_run(tmp_path)) if p.heading == report.HEADING]
     totals, names, missing = (s.table for s in part.sections)
-    assert totals.rows == [["rust", "ours", "3.00", "+0.00", "2 (1)"], ["go", "ours", "2.46", "-0.54", "7 (1)"]]
-    assert ["go", "keepalive", "read 2.46", "futex 0.01"] in names.rows
+    assert totals.rows == [
+        ["rust", "ours", "3.00", "+0.00", "0.00", "2 (1)"],
+        ["go", "ours", "2.46", "-0.54", "0.00", "7 (1)"],
+    ]
+    assert ["go", "keepalive", "read 2.46", "epoll_wait 0.01"] in names.rows
     assert missing.rows == [["spring-boot", "peer", "does not start: no java"]]
     assert "N = 160" in part.method
 

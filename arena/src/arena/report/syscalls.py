@@ -27,8 +27,15 @@ def sections(counted: list[EntryCounts]) -> list[Section]:
     """The per-mode totals (and the difference to the flagship), then the calls by name."""
     modes = [m for m in MODES if any(e.count(m) for e in counted)]
     flagship = next((e for e in counted if e.entry == FLAGSHIP and not e.error), None)
-    headers = ["entry", "kind", *[f"{m} calls/req" for m in modes], "keep-alive − rust", "threads (processes)"]
-    totals = Table(headers, [], numeric=set(range(2, 3 + len(modes) + 1)))
+    headers = [
+        "entry",
+        "kind",
+        *[f"{m} calls/req" for m in modes],
+        "keep-alive − rust",
+        "keep-alive: of which runtime",
+        "threads (processes)",
+    ]
+    totals = Table(headers, [], numeric=set(range(2, 2 + len(modes) + 3)))
     names = Table(["entry", "mode", "calls per request by name", "background (idle rate) per request"], [])
     missing = Table(["entry", "kind", "why not counted"], [])
     for e in counted:
@@ -38,7 +45,8 @@ def sections(counted: list[EntryCounts]) -> list[Section]:
         cells = [f"{c.per_request:.2f}" if (c := e.count(m)) else "–" for m in modes]
         mine, ref = e.count("keepalive"), flagship.count("keepalive") if flagship else None
         diff = f"{mine.per_request - ref.per_request:+.2f}" if mine and ref else "–"
-        totals.rows.append([e.entry, e.kind, *cells, diff, f"{e.threads} ({e.processes})"])
+        runtime = f"{mine.runtime:.2f}" if mine else "–"
+        totals.rows.append([e.entry, e.kind, *cells, diff, runtime, f"{e.threads} ({e.processes})"])
         for c in e.counts:
             names.rows.append([e.entry, c.mode, _by_name(c.calls), _by_name(c.background) if c.background else "–"])
     out = [Section("Calls per request by mode", totals), Section("The calls by name", names)]
