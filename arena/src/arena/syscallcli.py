@@ -59,6 +59,7 @@ def syscalls_cmd(ctx, entries, requests, modes, warmup, results_dir, run):
     problem = syscalls.available()
     if problem:
         raise cli.Failure(f"system calls cannot be counted here: {problem}")
+    started = results.utc_now().strftime("%Y%m%d-%H%M%S")  # the id: when the counts began
     log_dir = ctx.obj["repo"] / "results" / "logs"
     counted: list[syscalls.EntryCounts] = []
     for entry in cli.load_entries(ctx, entries):
@@ -79,7 +80,7 @@ def syscalls_cmd(ctx, entries, requests, modes, warmup, results_dir, run):
         out = run_dir / report.KIND
     else:
         run_dir = None
-        out = (results_dir or ctx.obj["repo"] / "results") / f"syscalls-{results.utc_now().strftime('%Y%m%d-%H%M%S')}"
+        out = (results_dir or ctx.obj["repo"] / "results") / f"syscalls-{started}"
     config = {"requests": requests, "modes": list(chosen_modes), "warmup_s": warmup, "idle_s": syscalls.IDLE_S}
     syscalls.write(out / report.FILE, counted, config)
     md, _ = report.write_report(out)
