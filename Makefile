@@ -40,12 +40,14 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 test: deps setup lint test-entries test-spec test-arena test-deploy test-release
 
 ## lint: ruff (lint + format, configured in each pyproject.toml) for the Python wings; rustfmt and clippy for the
-## flagship; actionlint for the CI workflows (.github/workflows)
+## flagship; actionlint for the CI workflows (.github/workflows); import-linter's contracts for the arena and the runner
 lint: venv $(VENV)/bin/actionlint
 	$(VENV)/bin/ruff check arena spec/runner deploy deploy/demo/run packaging
 	$(VENV)/bin/ruff format --check arena spec/runner deploy deploy/demo/run packaging
 	cd servers/rust && cargo fmt --check && cargo clippy --all-targets --locked -- -D warnings
 	$(VENV)/bin/actionlint .github/workflows/*.yml
+	cd arena && ../$(VENV)/bin/lint-imports          # contracts in arena/pyproject.toml: no import circles
+	cd spec/runner && ../../$(VENV)/bin/lint-imports # and in spec/runner/pyproject.toml
 
 # actionlint from the Go module proxy (its PyPI wrapper downloads the binary from GitHub at install).
 $(VENV)/bin/actionlint: | $(VENV)/.installed

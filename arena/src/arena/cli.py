@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -15,7 +14,7 @@ import click
 
 from . import check, crossrun, instructions, newentry, outside, plan
 from .benchrun import run_bench
-from .build import needs_build
+from .commands.common import Failure, check_cpus, ensure_built, find_repo, load_entries, parse_listen
 from .entries import Entry, ManifestError, discover, load_manifest, select
 from .gate import GateError, gate_config, run_gate
 from .gate import Options as GateOptions
@@ -28,74 +27,7 @@ from .syscallcli import syscalls_cmd
 from .ui import build_with_spinner, console, entries_table, err_console, spinner, verify_matrix
 from .verify import EntryVerdicts, verify_entry, verify_full
 
-CPU_LIST_RE = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
-
-
-class Failure(Exception):
-    """An error that ends the command with `Error: …` on stderr and exit status 1."""
-
-
-# --- repository and entries --------------------------------------------------------------
-
-
-def find_repo(explicit: Path | None) -> Path:
-    """--repo, else the checkout this package is installed from (editable), else the
-    nearest parent of the working directory that holds spec/SPEC.md."""
-    if explicit:
-        return explicit.resolve()
-    candidates = [Path(__file__).resolve().parents[3]] + [Path.cwd(), *Path.cwd().parents]
-    for c in candidates:
-        if (c / "spec" / "SPEC.md").is_file():
-            return c
-    raise Failure("cannot find the renard repository (no spec/SPEC.md above here): pass --repo")
-
-
-def load_entries(ctx: click.Context, names: tuple[str, ...]) -> list[Entry]:
-    try:
-        entries = discover(ctx.obj["repo"])
-    except ManifestError as e:
-        raise Failure(str(e)) from None
-    try:
-        return select(entries, list(names))
-    except KeyError as e:
-        known = ", ".join(x.name for x in entries)
-        raise click.BadParameter(f"unknown entry {e.args[0]!r} (known: {known})", param_hint="'ENTRY'") from None
-
-
-def parse_listen(value: str) -> tuple[str, int]:
-    m = re.fullmatch(r"\[([0-9a-fA-F:.]+)\]:(\d{1,5})|([0-9.]+):(\d{1,5})", value)
-    if not m or int(m.group(2) or m.group(4)) > 65535:
-        raise click.BadParameter(f"must be A.B.C.D:PORT or [ADDR]:PORT (got {value!r})", param_hint="'--listen'")
-    return (m.group(1) or m.group(3)), int(m.group(2) or m.group(4))
-
-
-def check_cpus(flag: str, value: str) -> str:
-    if not CPU_LIST_RE.match(value):
-        raise click.BadParameter(f"must be a CPU list such as 0 or 0-1 or 0,2 (got {value!r})", param_hint=f"'{flag}'")
-    allowed = os.sched_getaffinity(0)
-    for part in value.split(","):
-        lo, _, hi = part.partition("-")
-        for cpu in range(int(lo), int(hi or lo) + 1):
-            if cpu not in allowed:
-                raise click.BadParameter(
-                    f"CPU {cpu} is not available here (have {sorted(allowed)})", param_hint=f"'{flag}'"
-                )
-    return value
-
-
-def ensure_built(entry: Entry, log_dir: Path) -> str | None:
-    """Builds the entry when needed; returns None, or why it cannot be used."""
-    if not needs_build(entry):
-        return None
-    result = build_with_spinner(entry, log_dir)
-    if result.ok:
-        console.print(f"built {entry.name} in {result.seconds:.1f} s")
-        return None
-    err_console.print(
-        f"[red]build of {entry.name} failed[/] ({result.failed_command}); log {result.log}:\n{result.tail()}"
-    )
-    return f"build failed: {result.failed_command} (log {result.log})"
-
+__all__ = ["Failure", "check_cpus", "cli", "ensure_built", "find_repo", "load_entries", "main", "parse_listen"]
 
 # --- commands ---------------------------------------------------------------------------
 
@@ -430,11 +362,11 @@ def instructions_cmd(ctx, entries, requests, profiles):
             counts.setdefault(entry.name, {})[mode_name] = c.per_request
             where = f" (profile {profiles / c.annotation})" if profiles else ""
             console.print(f"{entry.name} {mode_name}: {c.per_request:,.0f} instructions per request{where}")
-    floor = next((counts[e.name] for e in chosen if e.kind == "floor" and e.name in counts), None)
-    if floor:
-        for name, mine in counts.items():
+    for entry in chosen:  # each against the floor of its mechanism (entry.toml `floor`), when counted
+        floor, mine = counts.get(entry.floor), counts.get(entry.name)
+        if floor and mine and entry.kind != "floor":
             ratios = ", ".join(f"{m} {v / floor[m]:.2f}×" for m, v in mine.items() if floor.get(m))
-            console.print(f"{name} of floor: {ratios}")
+            console.print(f"{entry.name} of its floor ({entry.floor}): {ratios}")
     if failed:
         raise Failure("some entries could not be counted (above)")
 

@@ -12,6 +12,7 @@ import click
 
 from . import history, latency, plan, results, stack
 from .bench import WrkError
+from .commands.common import Failure, check_cpus, ensure_built, load_entries
 from .model import Config
 from .process import StartError
 from .report import stacks as stack_report
@@ -20,26 +21,19 @@ from .sweep import levels, sweep
 from .ui import console, err_console, spinner
 
 
-def _cli():
-    from . import cli  # the group's helpers; imported late (cli.py imports this module)
-
-    return cli
-
-
 def _chosen(ctx, entries) -> list:
-    cli = _cli()
     log_dir = ctx.obj["repo"] / "results" / "logs"
     chosen = []
-    for entry in cli.load_entries(ctx, entries):
+    for entry in load_entries(ctx, entries):
         if not entries and (entry.kind == "ours" and not entry.available or not entry.available):
             continue
-        why = entry.reason or cli.ensure_built(entry, log_dir)
+        why = entry.reason or ensure_built(entry, log_dir)
         if why:
             err_console.print(f"[yellow]{entry.name}[/]: {why}", highlight=False)
             continue
         chosen.append(entry)
     if not chosen:
-        raise cli.Failure("no entry can be measured")
+        raise Failure("no entry can be measured")
     return chosen
 
 
@@ -57,11 +51,10 @@ def _out_dir(ctx, kind: str, results_dir: Path | None, run: Path | None = None) 
 
 
 def _cfg(server_cpus: str, client_cpus: str, connections: int) -> Config:
-    cli = _cli()
     return replace(
         Config(),
-        server_cpus=cli.check_cpus("--server-cpus", server_cpus),
-        client_cpus=cli.check_cpus("--client-cpus", client_cpus),
+        server_cpus=check_cpus("--server-cpus", server_cpus),
+        client_cpus=check_cpus("--client-cpus", client_cpus),
         connections=connections,
         warmup_s=plan.WARMUP_S,  # as a bench's; an entry's own warmup_s when longer (bench.warmup_s)
     )
@@ -150,7 +143,7 @@ def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir,
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if not done:
-        raise _cli().Failure("no entry could be swept")
+        raise Failure("no entry could be swept")
     intro = (
         f"wrk, one thread, keep-alive, {seconds} s per step after a warm-up at 8 connections "
         f"({warmups(done)}); server on CPU {cfg.server_cpus} "
@@ -173,7 +166,7 @@ def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, re
     """Latency percentiles at 25/50/75/90% of each ENTRY's capacity (oha, open loop)."""
     problem = latency.oha_problem()
     if problem:
-        raise _cli().Failure(problem)
+        raise Failure(problem)
     cfg = _cfg(server_cpus, client_cpus, connections)
     chosen = _chosen(ctx, entries)
     out = _out_dir(ctx, "latency", results_dir, run)
@@ -199,7 +192,7 @@ def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, re
             highlight=False,
         )
     if not done:
-        raise _cli().Failure("no entry could be measured")
+        raise Failure("no entry could be measured")
     intro = (
         f"oha at a fixed rate (-q) with --latency-correction (each request timed from when it was due), "
         f"{connections} connections, {seconds} s per rate, after a warm-up ({warmups(done)}) and an unbounded "
@@ -221,7 +214,7 @@ def history_cmd(ctx, entries, path, include_quick):
     """The changes of level in the bench history (E-Divisive), with the run and commit of each."""
     path = path or ctx.obj["repo"] / "results" / history.FILE
     if not path.is_file():
-        raise _cli().Failure(f"no history at {path}: each `arena bench` appends a line to it")
+        raise Failure(f"no history at {path}: each `arena bench` appends a line to it")
     lines = history.read(path)
     found = history.changes(lines, list(entries), include_quick)
     console.print(f"{len(lines)} runs in {path}; {len(found)} changes (E-Divisive, p < {history.PVALUE})")
@@ -251,7 +244,7 @@ def stack_cmd(ctx, stacks, modes, duration, warmup, reps, connections, server_cp
     if unknown or not chosen_modes:
         what = f"unknown mode {unknown[0]!r}" if unknown else "no mode"
         raise click.BadParameter(f"{what} (known: {', '.join(stack.MODES)})", param_hint="'--modes'")
-    entries = {e.name: e for e in _cli().load_entries(ctx, ())}
+    entries = {e.name: e for e in load_entries(ctx, ())}
     try:
         resolved = stack.resolve(list(stacks or stack.DEFAULT), entries)
     except ValueError as err:
@@ -259,13 +252,13 @@ def stack_cmd(ctx, stacks, modes, duration, warmup, reps, connections, server_cp
     tools = ["nginx", "openssl", "wrk", "taskset"] + (["h2load"] if "h2" in chosen_modes else [])
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
-        raise _cli().Failure(f"{', '.join(missing)} not on PATH (Debian: nginx-light, openssl, wrk, nghttp2-client)")
+        raise Failure(f"{', '.join(missing)} not on PATH (Debian: nginx-light, openssl, wrk, nghttp2-client)")
     cfg = replace(_cfg(server_cpus, client_cpus, connections), duration_s=duration, warmup_s=warmup, repetitions=reps)
     log_dir = ctx.obj["repo"] / "results" / "logs"
     skipped = {}
     for s in resolved:
         if s.entry is not None:
-            why = s.entry.reason or _cli().ensure_built(s.entry, log_dir)
+            why = s.entry.reason or ensure_built(s.entry, log_dir)
             if why:
                 skipped[s.name] = why
                 err_console.print(f"[yellow]{s.name}[/]: {why}", highlight=False)
@@ -286,7 +279,7 @@ def stack_cmd(ctx, stacks, modes, duration, warmup, reps, connections, server_cp
     for f in record.failures:
         err_console.print(f"[red]{f['stack']}[/] ({f['mode']}): {f['reason'].splitlines()[0]}", highlight=False)
     if not record.samples:
-        raise _cli().Failure("no stack could be measured")
+        raise Failure("no stack could be measured")
     for line in stack_report.summary_lines(record):
         console.print(line, highlight=False)
     data, md, page = stack_report.write(out, record)

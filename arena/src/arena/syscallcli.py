@@ -9,14 +9,9 @@ from pathlib import Path
 import click
 
 from . import results, syscalls
+from .commands.common import Failure, ensure_built, load_entries
 from .report import syscalls as report
 from .ui import console, err_console
-
-
-def _cli():
-    from . import cli  # the group's helpers; imported late (cli.py imports this module)
-
-    return cli
 
 
 def _modes(value: str) -> tuple[str, ...]:
@@ -51,21 +46,20 @@ def _modes(value: str) -> tuple[str, ...]:
 @click.pass_context
 def syscalls_cmd(ctx, entries, requests, modes, warmup, results_dir, run):
     """System calls per request of each ENTRY (default: every available one) under strace -f -c."""
-    cli = _cli()
     try:
         chosen_modes = _modes(modes)
     except click.BadParameter as err:
         raise click.UsageError(f"--modes: {err.message}") from None
     problem = syscalls.available()
     if problem:
-        raise cli.Failure(f"system calls cannot be counted here: {problem}")
+        raise Failure(f"system calls cannot be counted here: {problem}")
     started = results.utc_now().strftime("%Y%m%d-%H%M%S")  # the id: when the counts began
     log_dir = ctx.obj["repo"] / "results" / "logs"
     counted: list[syscalls.EntryCounts] = []
-    for entry in cli.load_entries(ctx, entries):
+    for entry in load_entries(ctx, entries):
         if not entries and not entry.available:
             continue
-        why = entry.reason or cli.ensure_built(entry, log_dir)
+        why = entry.reason or ensure_built(entry, log_dir)
         if why:
             counted.append(syscalls.EntryCounts(entry.name, entry.kind, error=f"not built: {why}"))
             err_console.print(f"[yellow]{entry.name}[/]: {why}", highlight=False)
@@ -88,7 +82,7 @@ def syscalls_cmd(ctx, entries, requests, modes, warmup, results_dir, run):
     if run_dir is not None:
         _rewrite_run_report(run_dir)
     if any(e.error for e in counted):
-        raise cli.Failure("some entries could not be counted (above)")
+        raise Failure("some entries could not be counted (above)")
 
 
 def _rewrite_run_report(run_dir: Path) -> None:

@@ -6,12 +6,14 @@ from the results is escaped by the renderer (markdown.py, html.py)."""
 from __future__ import annotations
 
 import json
-from html import escape
 from pathlib import Path
 
 from ..latency import Latency
 from ..sweep import Sweep
-from . import html, lines, markdown
+from . import lines
+from .stacks import run_part as stacks_part
+from .standalone import write_report
+from .syscalls import run_part as syscalls_part
 from .tables import Part, Section, Table
 
 PERCENTILES = ("p50", "p90", "p99", "p99.9", "p99.99", "max")
@@ -25,15 +27,6 @@ def _us(v: float | None) -> str:
     if v is None:
         return "–"
     return f"{v:,.0f} µs" if v < 10_000 else f"{v / 1000:,.1f} ms"
-
-
-def _write(out_dir: Path, title: str, method: str, parts: list[Section]) -> tuple[Path, Path]:
-    md = [f"# {markdown.cell(title)}", "", markdown.cell(method), *markdown.sections(parts, 2)]
-    page = [f"<h1>{escape(title)}</h1>", f"<p>{escape(method)}</p>", *html.sections(parts, 2)]
-    md_path, html_path = out_dir / "report.md", out_dir / "report.html"
-    md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
-    html_path.write_text(html.page(title, page), encoding="utf-8")
-    return md_path, html_path
 
 
 def sweep_sections(sweeps: list[Sweep]) -> list[Section]:
@@ -127,11 +120,11 @@ def latency_sections(results: list[Latency]) -> list[Section]:
 
 
 def sweep_report(sweeps: list[Sweep], out_dir: Path, method: str) -> tuple[Path, Path]:
-    return _write(out_dir, "renard arena: saturation sweep", method, sweep_sections(sweeps))
+    return write_report(out_dir, "renard arena: saturation sweep", method, sweep_sections(sweeps))
 
 
 def latency_report(results: list[Latency], out_dir: Path, method: str) -> tuple[Path, Path]:
-    return _write(out_dir, "renard arena: latency at fixed rates", method, latency_sections(results))
+    return write_report(out_dir, "renard arena: latency at fixed rates", method, latency_sections(results))
 
 
 def write_json(out_dir: Path, kind: str, method: str, seconds: int, results: list) -> Path:
@@ -161,7 +154,4 @@ def parts(run_dir: Path) -> list[Part]:
             out.append(Part(heading, f"{kind}/{name} could not be read ({type(err).__name__}: {err}).", href, []))
             continue
         out.append(Part(heading, str(doc.get("method", "")), href, found))
-    from .stacks import run_part  # here: stacks.py writes its own report with _write above
-    from .syscalls import run_part as syscalls_part
-
-    return out + run_part(run_dir) + syscalls_part(run_dir)
+    return out + stacks_part(run_dir) + syscalls_part(run_dir)

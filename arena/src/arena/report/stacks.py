@@ -13,7 +13,7 @@ from pathlib import Path
 from ..stack import BASELINE, MODES, TARGETS, StackRun, StackSample
 from ..stats import StatsError, Summary, ratio, summarize
 from . import format as fmt
-from .loads import _write
+from .standalone import write_report
 from .svg import Bar, Group, bar_chart
 from .tables import Part, Section, Table
 
@@ -182,7 +182,7 @@ def write(out_dir: Path, record: StackRun) -> tuple[Path, Path, Path]:
     data = out_dir / FILE
     data.write_text(json.dumps(record.to_json(), indent=1))
     title = "renard arena: the deployed path, behind nginx with TLS"
-    return (data, *_write(out_dir, title, record.method, stack_sections(record)))
+    return (data, *write_report(out_dir, title, record.method, stack_sections(record)))
 
 
 def run_part(run_dir: Path) -> list[Part]:
