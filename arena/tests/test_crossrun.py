@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_report import FIXTURE, with_floor
+from test_report import FIXTURE, with_floor, with_uring_floor
 
 from arena import crossrun
 from arena.model import Run
@@ -102,3 +102,21 @@ def test_arena_compare_refuses_a_run_without_a_floor_with_one_line(tmp_path):
         [sys.executable, "-m", "arena.cli", "compare", str(one), str(two)], capture_output=True, text=True, timeout=60
     )
     assert p.returncode == 1 and p.stderr.startswith("Error: run 20261103-000000 has no floor")
+
+
+def test_each_entry_is_read_against_the_floor_of_its_mechanism_in_each_run():
+    runs = []
+    for scale, run_id in ((1.0, "20261101-000000"), (2.0, "20261102-000000")):
+        doc = with_uring_floor(json.loads(FIXTURE.read_text(encoding="utf-8")))
+        doc["run_id"] = run_id
+        for s in doc["samples"]:
+            s["rps"] *= scale
+        runs.append(Run.load(doc))
+    comparison = crossrun.compare(runs)
+    lines = {line.entry: line for line in comparison.lines["keepalive"]}
+    assert "floor-uring" not in lines and "floor" not in lines  # floors are divisors, not rows
+    rust = lines["rust"].cells[0]
+    assert (rust.floor, rust.of_floor) == ("floor-uring", pytest.approx(1 / 1.6))
+    assert lines["nginx-lua"].cells[1].floor == "floor"
+    rows = {row[1]: row for row in crossrun.table(comparison, "keepalive").rows}
+    assert f"{rust.of_floor:.3f} floor-uring" in rows["rust"] and "0.731 floor" in rows["nginx-lua"]

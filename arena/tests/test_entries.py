@@ -108,6 +108,8 @@ def test_two_entries_share_a_folder_and_build(tmp_path):
         ('version = "echo demo 1.0"', 'version = "v"\nwarmup_s = 601', "entry[0].warmup_s"),  # beyond --warmup's bound
         ('version = "echo demo 1.0"', 'version = "v"\nwarmup_s = true', "entry[0].warmup_s"),  # a bool is no count
         ('version = "echo demo 1.0"', 'version = "v"\nwarmup_s = "10"', "entry[0].warmup_s"),  # a string
+        ('version = "echo demo 1.0"', 'version = "v"\nfloor = "Floor Uring"', "entry[0].floor"),  # not a name
+        ('version = "echo demo 1.0"', 'version = "v"\nfloor = 1', "entry[0].floor"),  # not a string
     ],
 )
 def test_broken_manifest_names_file_and_key(tmp_path, old, new, key):
@@ -148,6 +150,28 @@ def test_missing_tool_makes_entry_unavailable_with_reason_not_dropped(tmp_path):
     write(tmp_path / "servers" / "a", GOOD.replace('["sh"]', '["sh", "no-such-tool-xyz"]'))
     (e,) = discover(tmp_path)
     assert not e.available and e.reason == "missing on PATH: no-such-tool-xyz"
+
+
+FLOOR_URING = GOOD.replace('"demo"', '"floor-uring"').replace('"ours"', '"floor"')
+
+
+def test_an_entry_names_the_floor_of_its_mechanism_and_defaults_to_the_epoll_floor(tmp_path):
+    write(tmp_path / "peers" / "floor", FLOOR_URING)
+    write(tmp_path / "servers" / "a", GOOD + GOOD.replace('"demo"', '"uring"') + 'floor = "floor-uring"\n')
+    by_name = {e.name: e for e in discover(tmp_path)}
+    assert (by_name["demo"].floor, by_name["uring"].floor) == ("floor", "floor-uring")
+
+
+@pytest.mark.parametrize(
+    ("named", "why"),
+    [("floor-urin", "no entry of that name"), ("demo", "its kind is ours, not floor")],
+)
+def test_a_floor_that_is_no_floor_entry_is_an_error_naming_file_and_key(tmp_path, named, why):
+    write(tmp_path / "peers" / "floor", FLOOR_URING)
+    path = write(tmp_path / "servers" / "a", GOOD + GOOD.replace('"demo"', '"uring"') + f'floor = "{named}"\n')
+    with pytest.raises(ManifestError, match=f"uring.floor: '{named}' is not a floor \\({why}\\)") as info:
+        discover(tmp_path)
+    assert info.value.path == path
 
 
 def test_discover_lists_ours_before_peers(tmp_path):

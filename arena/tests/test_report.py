@@ -353,7 +353,7 @@ def test_markdown_has_one_ranked_table_per_mode(run):
     md = render_markdown(run)
     for mode in ("keepalive", "pipeline16", "close"):
         assert f"## Requests per second: {mode} (" in md
-    assert md.count("| # | entry | language | kind | requests/s median (min–max) | vs nginx-lua | of floor |") == 3
+    assert md.count("| # | entry | language | kind | requests/s median (min–max) | vs nginx-lua | of its floor |") == 3
 
 
 @pytest.mark.parametrize(
@@ -479,14 +479,14 @@ def test_an_entry_measured_above_the_floor_beyond_noise_is_called_a_measurement_
     for s in run["samples"]:
         if s["entry"] == "floor" and s["mode"] == "keepalive":
             s["rps"] = s["rps"] / 1.25 / 1.3  # rust's figures now 1.3x the floor's, ranges apart
-    said = [w for w in warnings(run) if "above the floor" in w]
+    said = [w for w in warnings(run) if "above its floor" in w]
     assert [w.split()[0] for w in said] == ["rust", "nginx-lua"]  # java-seed stays below it
     assert said[0] == (
-        "rust measured above the floor (floor) in mode keepalive, beyond the repetitions' noise (1.30× (1.27–1.34)): "
+        "rust measured above its floor (floor) in mode keepalive, beyond the repetitions' noise (1.30× (1.27–1.34)): "
         "a server that parses and answers cannot outrun one that only answers, so this is a fault of the "
         "measurement (the machine, the load generator, or the floor), not a result"
     )
-    assert not [w for w in warnings(with_floor(json.loads(FIXTURE.read_text()))) if "above the floor" in w]
+    assert not [w for w in warnings(with_floor(json.loads(FIXTURE.read_text()))) if "above its floor" in w]
 
 
 def test_failed_samples_are_reported_per_entry_and_mode_with_reason_and_log(run):
@@ -526,3 +526,56 @@ def test_an_unfinished_run_says_so_first(run):
         "this run did not finish (interrupted (Ctrl-C) after 20 of 27 samples): "
         "the figures are those of the samples measured before"
     )
+
+
+# each entry divided by the floor of its mechanism (issue 28)
+
+
+def with_uring_floor(run: dict) -> dict:
+    """with_floor, plus floor-uring at 1.6x rust's requests/s and rust naming it as its floor."""
+    run = with_floor(run)
+    run["entries"].append(dict(run["entries"][-1], name="floor-uring", version="floor-uring"))
+    for s in [s for s in run["samples"] if s["entry"] == "rust"]:
+        run["samples"].append(dict(s, entry="floor-uring", rps=s["rps"] * 1.6))
+    next(e for e in run["entries"] if e["name"] == "rust")["floor"] = "floor-uring"
+    for e in run["entries"]:
+        if e["name"] in ("nginx-lua", "java-seed"):
+            e["floor"] = "floor"
+    return run
+
+
+def test_each_entry_is_divided_by_its_own_floor_and_the_cell_names_it(run):
+    rows = by_entry(ranked_table(with_uring_floor(run), "keepalive"))
+    assert rows["rust"].of_floor == pytest.approx(1 / 1.6) and rows["rust"].floor.name == "floor-uring"
+    nginx = rows["nginx-lua"]
+    assert nginx.floor.name == "floor" and nginx.of_floor < 1
+    md = render_markdown(with_uring_floor(json.loads(FIXTURE.read_text())))
+    assert "| 0.62× floor-uring |" in md and f"| {nginx.of_floor:.2f}× floor |" in md
+    assert "The floors (floor, floor-uring)" in md
+    assert "floor and floor-uring are the floors, one per mechanism" in " ".join(warnings(with_uring_floor(run)))
+
+
+def test_the_fault_above_the_floor_is_judged_against_the_entrys_own_floor(run):
+    # rust 1.3x the epoll floor but below floor-uring, its own: no fault; nginx-lua above its epoll floor: a fault
+    run = with_uring_floor(run)
+    for s in run["samples"]:
+        if s["entry"] == "floor" and s["mode"] == "keepalive":
+            s["rps"] = s["rps"] / 1.25 / 1.3
+    said = [w for w in warnings(run) if "above its floor" in w]
+    assert [w.split()[0] for w in said] == ["nginx-lua"] and "above its floor (floor)" in said[0]
+
+
+def test_an_entry_whose_floor_was_not_measured_has_no_ratio_and_says_why(run):
+    run = with_floor(run)
+    next(e for e in run["entries"] if e["name"] == "rust")["floor"] = "floor-uring"
+    rows = by_entry(ranked_table(run, "keepalive"))
+    assert rows["rust"].of_floor is None and rows["nginx-lua"].floor.name == "floor"
+    assert (
+        "rust is divided by its own floor, floor-uring, which this run did not measure: it has no ratio to a floor "
+        "here (bench it beside that floor)"
+    ) in warnings(run)
+
+
+def test_a_run_written_before_entries_named_their_floor_divides_by_its_floor():
+    rows = by_entry(ranked_table(with_floor(json.loads(FIXTURE.read_text())), "keepalive"))
+    assert rows["rust"].floor.name == "floor" and rows["rust"].of_floor == pytest.approx(1 / 1.25)

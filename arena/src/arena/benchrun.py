@@ -31,6 +31,7 @@ def _record(e: Entry) -> EntryRecord:
         available=e.available,
         reason=e.reason,
         warmup_s=e.warmup_s or None,
+        floor=e.floor,
     )
 
 

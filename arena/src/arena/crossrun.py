@@ -37,6 +37,7 @@ class Cell:
     rps: float
     of_floor: float
     of_reference: float | None
+    floor: str = "floor"  # the floor of_floor divides by: the entry's own (entry.toml `floor`)
 
 
 @dataclass
@@ -121,7 +122,7 @@ def compare(runs: list[Run], reference: str = "nginx-lua") -> Comparison:
     for run, label in zip(runs, labels, strict=True):
         series = group_samples(run.samples)
         floors = [e.name for e in run.entries if e.is_floor]
-        if not floors or not any(name == floors[0] for name, _ in series):
+        if not floors or not any(name in floors for name, _ in series):
             raise CompareError(
                 f"run {label} has no floor: its requests/s belong to its machine and cannot be ranked against "
                 "another's (bench it with the floor peer: arena bench ... floor)"
@@ -132,15 +133,20 @@ def compare(runs: list[Run], reference: str = "nginx-lua") -> Comparison:
     for mode_name in modes:
         lines: dict[str, Line] = {}
         for i, (run, figures) in enumerate(zip(runs, medians, strict=True)):
-            floor_name = next(e.name for e in run.entries if e.is_floor)
-            floor = figures.get((floor_name, mode_name))
-            if (floor is None or floor <= 0) and any(m == mode_name for _, m in figures):
-                raise CompareError(f"run {labels[i]} has no floor figure in {mode_name}: nothing to read it against")
             ref = figures.get((reference, mode_name))
             for (name, m), rps in figures.items():
-                if m != mode_name or name == floor_name:
+                record = run.entry(name)
+                if m != mode_name or record is None or record.is_floor:
                     continue
-                cell = Cell(rps, rps / floor, rps / ref if ref else None)
+                own = run.floor_of(record)  # the floor of its mechanism, in this run
+                floor = figures.get((own.name, mode_name)) if own else None
+                if floor is None or floor <= 0:
+                    named = record.floor or "its floor"
+                    raise CompareError(
+                        f"run {labels[i]} has no figure of {named} (the floor {name} is divided by) in "
+                        f"{mode_name}: nothing to read it against"
+                    )
+                cell = Cell(rps, rps / floor, rps / ref if ref else None, own.name)
                 lines.setdefault(name, Line(name, [None] * len(runs))).cells[i] = cell
         if not lines:
             continue
@@ -153,11 +159,11 @@ def compare(runs: list[Run], reference: str = "nginx-lua") -> Comparison:
 
 
 def table(comparison: Comparison, mode_name: str) -> Table:
-    """One mode's table: rank, entry, per run req/s, ×floor, ×reference; the verdict. Every
+    """One mode's table: rank, entry, per run req/s, × its own floor (named), ×reference; the verdict. Every
     column but the entry and the verdict is numeric."""
     headers = ["#", "entry"]
     for label in comparison.labels:
-        headers += [f"{label} req/s", "× floor", f"× {comparison.reference}"]
+        headers += [f"{label} req/s", "× its floor", f"× {comparison.reference}"]
     headers.append("runs")
     rows = []
     for line in comparison.lines[mode_name]:
@@ -167,7 +173,7 @@ def table(comparison: Comparison, mode_name: str) -> Table:
                 row += ["–", "–", "–"]
             else:
                 of_ref = f"{cell.of_reference:.2f}" if cell.of_reference is not None else "–"
-                row += [f"{cell.rps:,.0f}", f"{cell.of_floor:.3f}", of_ref]
+                row += [f"{cell.rps:,.0f}", f"{cell.of_floor:.3f} {cell.floor}", of_ref]
         row.append(line.verdict())
         rows.append(row)
     return Table(headers, rows, numeric=set(range(len(headers))) - {1, len(headers) - 1})

@@ -51,7 +51,9 @@ SCHEMA: dict[str, tuple[bool, tuple]] = {
     "runtime": (False, _STR_LIST),
     "native": (False, (lambda v: isinstance(v, bool), "true or false")),
     "warmup_s": (False, _WARMUP),
+    "floor": (False, _STR),
 }
+DEFAULT_FLOOR = "floor"  # the epoll floor (peers/floor): the entry every ratio is divided by unless it names another
 
 
 class ManifestError(Exception):
@@ -90,6 +92,9 @@ class Entry:
     # settle (a JIT compiling the hot path). The bench, gate, sweep and latency warm it up
     # for the larger of this and their own warm-up.
     warmup_s: int = 0
+    # The floor of its mechanism (an entry of kind floor, e.g. floor-uring for io_uring): every
+    # "of floor" ratio of this entry is divided by that floor's figure in the same mode.
+    floor: str = DEFAULT_FLOOR
     missing: list[str] = field(default_factory=list)  # required executables not on PATH
 
     @property
@@ -130,6 +135,8 @@ def _check_table(path: Path, index: int, table: object) -> dict:
     ready = table.get("ready", "listening")
     if ready not in READY_MODES:
         raise ManifestError(path, f"{where}.ready", f"must be one of {', '.join(READY_MODES)} (got {ready!r})")
+    if "floor" in table and not NAME_RE.match(table["floor"]):
+        raise ManifestError(path, f"{where}.floor", f"must name an entry, [a-z0-9-]+ (got {table['floor']!r})")
     for name in RUN_PLACEHOLDER_RE.findall(table["run"]):
         if name not in PLACEHOLDERS:
             raise ManifestError(path, f"{where}.run", f"unknown placeholder {{{name}}}")
@@ -185,6 +192,7 @@ def load_manifest(path: Path) -> list[Entry]:
                 runtime=t.get("runtime", []),
                 native=t.get("native", False),
                 warmup_s=t.get("warmup_s", 0),
+                floor=t.get("floor", DEFAULT_FLOOR),
                 folder=path.parent,
                 manifest=path,
                 missing=[exe for exe in t["requires"] if shutil.which(exe) is None],
@@ -196,7 +204,9 @@ def load_manifest(path: Path) -> list[Entry]:
 def discover(repo: Path) -> list[Entry]:
     """Every entry under servers/ and peers/, ours first, each group sorted by folder.
 
-    Raises ManifestError for the first broken manifest or a name declared twice."""
+    Raises ManifestError for the first broken manifest, a name declared twice, or a `floor`
+    that names no entry of kind floor (the default, "floor", need not exist: a tree without it
+    simply has no floor to divide by)."""
     entries: list[Entry] = []
     seen: dict[str, Path] = {}
     for group in ("servers", "peers"):
@@ -206,6 +216,12 @@ def discover(repo: Path) -> list[Entry]:
                     raise ManifestError(manifest, "name", f"{entry.name!r} is already declared in {seen[entry.name]}")
                 seen[entry.name] = manifest
                 entries.append(entry)
+    kinds = {e.name: e.kind for e in entries}
+    for entry in entries:
+        named = kinds.get(entry.floor)
+        if named != "floor" and (named is not None or entry.floor != DEFAULT_FLOOR):
+            why = "no entry of that name" if named is None else f"its kind is {named}, not floor"
+            raise ManifestError(entry.manifest, f"{entry.name}.floor", f"{entry.floor!r} is not a floor ({why})")
     return entries
 
 

@@ -192,6 +192,8 @@ def validate(doc: object) -> dict:
             _check(e["instructions"], [INSTRUCTIONS_SCHEMA], f"entries[{i}].instructions")
         if "warmup_s" in e:
             _check(e["warmup_s"], int, f"entries[{i}].warmup_s")
+        if "floor" in e:
+            _check(e["floor"], str, f"entries[{i}].floor")
         if e["verify"] is not None:
             _check(e["verify"], VERIFY_SCHEMA, f"entries[{i}].verify")
             for key, spec in VERIFY_OPTIONAL.items():
@@ -400,6 +402,9 @@ class EntryRecord:
     verify: Verdicts | None = None  # None: not verified
     instructions: list[InstructionCount] = field(default_factory=list)  # native entries; empty: not counted
     warmup_s: int | None = None  # its own warm-up (entry.toml), when it has one (added to schema 1 later)
+    # The floor its ratios are divided by (entry.toml `floor`; added to schema 1 later). None, in
+    # older runs: the run's first floor, which was then the only one.
+    floor: str | None = None
 
     @property
     def is_floor(self) -> bool:
@@ -426,6 +431,7 @@ class EntryRecord:
             verify=None if v is None else Verdicts.load(v),
             instructions=[InstructionCount.load(c) for c in d.get("instructions", [])],
             warmup_s=d.get("warmup_s"),
+            floor=d.get("floor"),
         )
 
     def to_json(self) -> dict:
@@ -447,6 +453,8 @@ class EntryRecord:
             d["instructions"] = [c.to_json() for c in self.instructions]
         if self.warmup_s is not None:
             d["warmup_s"] = self.warmup_s
+        if self.floor is not None:
+            d["floor"] = self.floor
         return d
 
 
@@ -558,8 +566,19 @@ class Run:
 
     @property
     def floor(self) -> EntryRecord | None:
-        """The floor entry of this run, when one was measured."""
-        return next((e for e in self.entries if e.is_floor and e.available), None)
+        """The default floor of this run (the one named "floor", else the first), when one was measured."""
+        floors = [e for e in self.entries if e.is_floor and e.available]
+        return next((e for e in floors if e.name == "floor"), floors[0] if floors else None)
+
+    def floor_of(self, entry: EntryRecord) -> EntryRecord | None:
+        """The floor that entry's ratios are divided by: the one it names (entry.toml `floor`) when the
+        run measured it, else None (never another floor in its place); a run written before
+        entries named their floor: its default floor. A floor is its own."""
+        if entry.is_floor:
+            return entry
+        if entry.floor is None:
+            return self.floor
+        return next((e for e in self.entries if e.name == entry.floor and e.is_floor and e.available), None)
 
     @classmethod
     def load(cls, doc: dict) -> Run:

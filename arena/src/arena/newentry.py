@@ -33,6 +33,7 @@ command = "bin/renard-{name}"      # the program alone: the suite adds every SPE
 test = []                          # the language's own test runner, e.g. ["go test ./..."]
 apt = []                           # Debian packages its build, run and tests need
 # warmup_s = 10                   # a JIT runtime: seconds of load its throughput needs to settle
+# floor = "floor-uring"           # the floor of its I/O mechanism (default "floor", epoll): its ratios' divisor
 """
 
 PEER_TOML = """\
@@ -51,6 +52,7 @@ version = "./run --version"
 ready = "port"                     # the arena waits for the port (or "listening", see arena/README.md)
 apt = []                           # Debian packages it needs
 # warmup_s = 10                   # a JIT runtime: seconds of load its throughput needs to settle
+# floor = "floor-uring"           # the floor of its I/O mechanism (default "floor", epoll): its ratios' divisor
 """
 
 README = """\

@@ -14,7 +14,9 @@ changes meaning or type, and keep reading the older versions):
   checked: entry, mode, rep, error); unfinished (why the run did not finish: interrupted,
   or the arena stopped while measuring; absent when it did); samples[].warmup_rps (the
   warm-up's 1 s windows, requests/s) and samples[].warmup_steady (true: it ended steady;
-  false: at its bound; null: one run, not judged), absent when the warm-up was not windowed.
+  false: at its bound; null: one run, not judged), absent when the warm-up was not windowed;
+  entries[].floor (the floor entry its ratios are divided by, entry.toml `floor`; absent:
+  the run's floor, which was then the only one).
 Beside run.json, samples.jsonl holds each sample and failure as it was measured
 ({"sample": {...}} or {"failure": {...}}, one a line, added later): run.json is written
 before the samples with `unfinished` set, and `arena report` adds what samples.jsonl holds

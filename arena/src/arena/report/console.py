@@ -15,10 +15,10 @@ SHOWN = (
     "kind",
     "requests/s median (min–max)",
     "vs {reference}",
-    "of floor",
+    "of its floor",
     "requests per CPU-s",
     "CPU µs/req median (min–max)",
-    "instr./req (× floor)",
+    "instr./req (× its floor)",
     "client-bound reps",
     "rank rests on",
 )

@@ -78,14 +78,15 @@ def ratio_cell(row: Row) -> str:
 def floor_cell(row: Row) -> str:
     if row.entry.is_floor:
         return "floor"
-    return NONE if row.of_floor is None else f"{row.of_floor:.2f}×"
+    return NONE if row.of_floor is None else f"{row.of_floor:.2f}× {row.floor.name}"
 
 
 def instructions_cell(row: Row) -> str:
-    """Instructions per request and the ratio to the floor's: 690 (1.32× floor)."""
+    """Instructions per request and the ratio to its own floor's: 690 (1.32× floor)."""
     if row.instructions is None:
         return NONE
-    of_floor = "" if row.instructions_of_floor is None or row.entry.is_floor else f" ({row.instructions_of_floor:.2f}×)"
+    mine = row.instructions_of_floor
+    of_floor = "" if mine is None or row.entry.is_floor else f" ({mine:.2f}× {row.floor.name})"
     return f"{row.instructions.per_request:,.0f}{of_floor}"
 
 
@@ -98,10 +99,10 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
     ("kind", False, lambda r: text(r.entry.kind)),
     ("requests/s median (min–max)", True, lambda r: spread(r.summary("rps"), count)),
     ("vs {reference}", True, ratio_cell),
-    ("of floor", True, floor_cell),
+    ("of its floor", True, floor_cell),
     ("requests per CPU-s", True, lambda r: count(r.median("efficiency"))),
     ("CPU µs/req median (min–max)", True, lambda r: spread(r.summary("cpu_us_per_req"), us)),
-    ("instr./req (× floor)", True, instructions_cell),
+    ("instr./req (× its floor)", True, instructions_cell),
     (
         "latency p50 / p99 µs",
         True,

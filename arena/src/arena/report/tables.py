@@ -203,10 +203,13 @@ def method_lines(view: View) -> list[str]:
             'repetitions cannot confirm is said ("may distort") and ranked by its capped requests/s. '
             "Each row says which figure its rank rests on."
         )
-    if view.run.floor:
+    floors = [e.name for e in view.run.entries if e.is_floor and e.available]
+    if floors:
         lines.append(
-            f'The floor ({view.run.floor.name}) {fmt.text(FLOOR)}; "of floor" is each entry\'s '
-            "requests/s as a share of the floor's in the same mode."
+            f"The floor{'s' if len(floors) > 1 else ''} ({', '.join(floors)}) {fmt.text(FLOOR)}; "
+            "\"of its floor\" is each entry's requests/s as a share of its own floor's in the same mode, "
+            "the floor of its mechanism (entry.toml `floor`: the epoll floor unless it names another), "
+            "named in each cell."
         )
     return lines
 
@@ -235,16 +238,17 @@ def instructions_table(view: View) -> Table | None:
     if not counted:
         return None
     modes = list(dict.fromkeys(c.mode for e in counted for c in e.instructions))
-    floor = {c.mode: c.per_request for c in view.run.floor.instructions} if view.run.floor else {}
-    headers = ["entry"] + [h for m in modes for h in (f"{m} instructions/req", f"{m} of floor")]
+    headers = ["entry"] + [h for m in modes for h in (f"{m} instructions/req", f"{m} of its floor")]
     table = Table(headers, [], numeric=set(range(1, len(headers))))
     for entry in counted:
+        own = view.run.floor_of(entry)
+        floor = {c.mode: c.per_request for c in own.instructions} if own and not entry.is_floor else {}
         mine = {c.mode: c.per_request for c in entry.instructions}
         cells = [fmt.text(entry.name)]
         for m in modes:
             value, base = mine.get(m), floor.get(m)
             cells.append(fmt.NONE if value is None else f"{value:,.0f}")
-            cells.append(fmt.NONE if value is None or not base else f"{value / base:.2f}×")
+            cells.append(fmt.NONE if value is None or not base else f"{value / base:.2f}× {fmt.text(own.name)}")
         table.rows.append(cells)
     return table
 

@@ -48,6 +48,7 @@ class Row:
     cap_dedicated_reps: int = 0  # repetitions of the dedicated-core figure cap_cost divides by
     instructions: InstructionCount | None = None  # callgrind's count for this mode's load (native entries)
     instructions_of_floor: float | None = None  # ÷ the floor's count in the same mode
+    floor: EntryRecord | None = None  # the floor of_floor divides by: the entry's own (Run.floor_of)
 
     def summary(self, metric: str) -> Summary | None:
         return self.series.summary(metric) if self.series else None
@@ -194,13 +195,13 @@ def mode_view(view: View, mode: Mode) -> ModeView:
     run, reference = view.run, view.reference
     problem = reference_problem(run, view.groups, mode.name, reference)
     ref_series = None if problem else view.groups[(reference, mode.name)]
-    floor = run.floor
-    floor_series = view.groups.get((floor.name, mode.name)) if floor else None
-    floor_count = counted(floor, mode)
     rows = []
     for entry in run.entries:
         series = view.groups.get((entry.name, mode.name))
-        row = Row(entry, series, instructions=counted(entry, mode))
+        floor = run.floor_of(entry)  # each entry's own: the floor of its mechanism
+        floor_series = view.groups.get((floor.name, mode.name)) if floor else None
+        floor_count = counted(floor, mode)
+        row = Row(entry, series, instructions=counted(entry, mode), floor=floor)
         if row.instructions and floor_count and floor_count.per_request > 0:
             row.instructions_of_floor = row.instructions.per_request / floor_count.per_request
         if not entry.available:
@@ -264,13 +265,13 @@ def _series_warnings(view: View, mv: ModeView, row: Row) -> list[str]:
             f"request, more than {CAP_DISTORTION - 1:.0%} in the median, but {row.unconfirmed_words()}; "
             "ranked by its capped requests/s (repetitions whose ranges separate would confirm it)"
         )
-    floor = view.run.floor
+    floor = row.floor
     floor_series = view.groups.get((floor.name, mode)) if floor and not row.entry.is_floor else None
     if floor_series is not None and min(floor_series["rps"]) > 0:
         above = ratio(series["rps"], floor_series["rps"])
         if above.median_ratio > 1 and above.significant:
             out.append(
-                f"{name} measured above the floor ({floor.name}) in mode {mode}, beyond the repetitions' noise "
+                f"{name} measured above its floor ({floor.name}) in mode {mode}, beyond the repetitions' noise "
                 f"({fmt_ratio(above)}): a server that parses and answers cannot outrun one that only answers, "
                 "so this is a fault of the measurement (the machine, the load generator, or the floor), not a result"
             )
@@ -299,8 +300,17 @@ def _warnings(view: View) -> list[str]:
             f"no CPU cap could be made here ({run.config.cap_problem}): the capped modes were left out "
             "and every ranking rests on efficiency (requests per server CPU-second)"
         )
-    if run.floor:
-        out.append(f"{run.floor.name} is the floor: it {FLOOR_WORDS}")
+    floors = [e for e in run.entries if e.is_floor and e.available]
+    if floors:
+        names = " and ".join(e.name for e in floors)
+        verb = "is the floor" if len(floors) == 1 else "are the floors, one per mechanism"
+        out.append(f"{names} {verb}: it {FLOOR_WORDS}" if len(floors) == 1 else f"{names} {verb}: each {FLOOR_WORDS}")
+    for e in run.entries:
+        if not e.is_floor and e.available and e.floor and run.floor_of(e) is None:
+            out.append(
+                f"{e.name} is divided by its own floor, {e.floor}, which this run did not measure: "
+                "it has no ratio to a floor here (bench it beside that floor)"
+            )
     out += list(dict.fromkeys(mv.reference_problem for mv in view.modes if mv.reference_problem))
     for mv in view.modes:
         if mv.mode.latency_note and any(r.series for r in mv.rows):
