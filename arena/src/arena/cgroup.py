@@ -44,13 +44,22 @@ def _hierarchy() -> tuple[Path, str]:
     raise CapError("no cgroup hierarchy with the cpu controller is mounted")
 
 
+def _cpuacct_root() -> Path | None:
+    """The v1 hierarchy with the cpuacct controller (cpuacct.usage), when one is mounted."""
+    return next((Path(p) for p, fstype, options in _mounts() if fstype == "cgroup" and "cpuacct" in options), None)
+
+
 @dataclass
 class CpuCap:
-    """A cgroup whose processes together get at most `quota` of one CPU."""
+    """A cgroup whose processes together get at most `quota` of one CPU, and the group that
+    counts their CPU time: the same one on v2 (cpu.stat usage_usec) and where v1 mounts cpu
+    and cpuacct together; a sibling under the cpuacct hierarchy where v1 mounts them apart
+    (as this project's machines do); None where no cpuacct is mounted."""
 
     path: Path
     version: str  # "v1" or "v2"
     quota: float
+    accounting: Path | None = None
 
     @classmethod
     def create(cls, quota: float, name: str = "arena") -> CpuCap:
@@ -73,31 +82,68 @@ class CpuCap:
             if path.is_dir():
                 path.rmdir()
             raise CapError(f"cannot create a {version} cgroup under {root}: {e.strerror or e}") from None
-        return cls(path, version, quota)
+        cap = cls(path, version, quota)
+        cap.accounting = cap._accounting_group(root)
+        return cap
+
+    def _accounting_group(self, root: Path) -> Path | None:
+        """The group whose counter gives the CPU time of this cap's processes (see the class)."""
+        if self.version == "v2" or (self.path / "cpuacct.usage").is_file():
+            return self.path
+        acct = _cpuacct_root()
+        if acct is None:
+            return None
+        path = acct / self.path.name
+        try:
+            path.mkdir()
+        except OSError:
+            return None  # no counter: the /proc figure stands alone
+        return path
+
+    def usage_s(self) -> float | None:
+        """CPU seconds the processes in the group have used since they joined it, at the
+        kernel's nanosecond (v1 cpuacct.usage) or microsecond (v2 usage_usec) resolution; None
+        when no counter can be read."""
+        if self.accounting is None:
+            return None
+        try:
+            if self.version == "v2":
+                for line in (self.accounting / "cpu.stat").read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "usage_usec":
+                        return int(value) / 1e6
+                return None
+            return int((self.accounting / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return None
 
     def add(self, pids: list[int]) -> None:
         """Moves the processes (with all their threads) into the cgroup; raises CapError."""
+        groups = [self.path] + ([self.accounting] if self.accounting not in (None, self.path) else [])
         for pid in pids:
-            try:
-                (self.path / "cgroup.procs").write_text(str(pid))
-            except ProcessLookupError:
-                continue  # exited meanwhile
-            except OSError as e:
-                raise CapError(f"cannot move process {pid} into {self.path}: {e.strerror or e}") from None
+            for group in groups:
+                try:
+                    (group / "cgroup.procs").write_text(str(pid))
+                except ProcessLookupError:
+                    break  # exited meanwhile
+                except OSError as e:
+                    raise CapError(f"cannot move process {pid} into {group}: {e.strerror or e}") from None
 
     def remove(self, timeout_s: float = 2.0) -> None:
-        """Removes the cgroup once its processes are gone (waits up to timeout_s for them)."""
+        """Removes the cgroup (and its accounting sibling) once its processes are gone (waits
+        up to timeout_s for them)."""
         deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                self.path.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                if time.monotonic() > deadline:
-                    return  # left behind, empty soon; never worth failing a run for
-                time.sleep(0.02)
+        for group in [self.path] + ([self.accounting] if self.accounting not in (None, self.path) else []):
+            while True:
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break  # left behind, empty soon; never worth failing a run for
+                    time.sleep(0.02)
 
 
 def probe(quota: float) -> str | None:

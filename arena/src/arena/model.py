@@ -74,6 +74,9 @@ MODES: dict[str, Mode] = {
 DEFAULT_MODES = tuple(MODES)
 CLIENT_BOUND_SHARE = 0.90  # the load generator's core this busy while the server's is not
 CAP_DISTORTION = 1.15  # capped CPU per request above this times the dedicated-core figure: distorted
+# A sample whose CPUs were stolen from (a VM's steal time) for more than this share of their
+# time is repeated once, and kept flagged if stolen again (bench.py, hostload.py).
+STEAL_LIMIT = 0.02
 
 
 def mode(name: str) -> Mode:
@@ -141,6 +144,7 @@ RUN_SCHEMA = {
 }
 INSTRUCTIONS_SCHEMA = {"mode": str, "requests": int, "per_request": NUM, "ir_small": int, "ir_large": int}
 VERIFY_SCHEMA = {"pass": int, "alt": int, "fail": int}
+SAMPLE_MACHINE = ("steal_share", "load_1m", "steal_retry", "cgroup_cpu_s")  # optional, added to schema 1 later
 FAILURE_SCHEMA = {"entry": str, "mode": str, "rep": int, "error": str}  # + log (added later): str
 VERIFY_OPTIONAL = {  # added to schema 1 later: checked when present
     "sections": dict,
@@ -200,6 +204,9 @@ def validate(doc: object) -> dict:
                 if key in e["verify"]:
                     _check(e["verify"][key], spec, f"entries[{i}].verify.{key}")
     for i, s in enumerate(doc["samples"]):
+        for key in SAMPLE_MACHINE:
+            if key in s:
+                _check(s[key], OPT_NUM, f"samples[{i}].{key}")
         if s["entry"] not in names:
             raise SchemaError(f"samples[{i}].entry: {s['entry']!r} is not in entries")
         if s["mode"] not in doc["config"]["modes"]:
@@ -259,6 +266,18 @@ class Sample:
     wall_s: float | None = None
     warmup_rps: list[float] | None = None  # the warm-up's 1 s windows (warmup.py); None: not in windows
     warmup_steady: bool | None = None  # it ended steady (True) or at its bound (False); None: not judged
+    # The machine around the run (hostload.py; added to schema 1 later, None: not recorded):
+    steal_share: float | None = None  # stolen ÷ all CPU time of the server's and wrk's CPUs during the run
+    load_1m: float | None = None  # the 1-minute load average at the run's end
+    steal_retry: float | None = None  # this sample repeats one taken under steal: that one's steal_share
+    # The server's CPU seconds from its cgroup's counter (capped modes: cpuacct.usage, ns, or
+    # v2 usage_usec), beside server_cpu_s from /proc (10 ms ticks); None: not in a cgroup.
+    cgroup_cpu_s: float | None = None
+
+    @property
+    def under_steal(self) -> bool:
+        """Its CPUs were stolen from beyond STEAL_LIMIT during the run."""
+        return self.steal_share is not None and self.steal_share > STEAL_LIMIT
 
     @property
     def efficiency(self) -> float | None:
@@ -323,6 +342,7 @@ class Sample:
             wall_s=d.get("wall_s"),
             warmup_rps=d.get("warmup_rps"),
             warmup_steady=d.get("warmup_steady"),
+            **{k: d.get(k) for k in SAMPLE_MACHINE},
         )
 
     def to_json(self) -> dict:
@@ -333,6 +353,7 @@ class Sample:
             d.update(client_cpu_s=self.client_cpu_s, wall_s=self.wall_s)
         if self.warmup_rps is not None:
             d.update(warmup_rps=self.warmup_rps, warmup_steady=self.warmup_steady)
+        d.update({k: getattr(self, k) for k in SAMPLE_MACHINE if getattr(self, k) is not None})
         note = mode(self.mode).latency_note
         if note:
             d["latency_note"] = note

@@ -16,7 +16,12 @@ changes meaning or type, and keep reading the older versions):
   warm-up's 1 s windows, requests/s) and samples[].warmup_steady (true: it ended steady;
   false: at its bound; null: one run, not judged), absent when the warm-up was not windowed;
   entries[].floor (the floor entry its ratios are divided by, entry.toml `floor`; absent:
-  the run's floor, which was then the only one).
+  the run's floor, which was then the only one); samples[].steal_share (stolen ÷ all CPU
+  time of the server's and wrk's CPUs during the run, /proc/stat), samples[].load_1m (the
+  1-minute load average at its end), samples[].steal_retry (the sample repeats one taken
+  under steal above model.STEAL_LIMIT: that one's steal_share) and samples[].cgroup_cpu_s
+  (capped modes: the server's CPU seconds from its cgroup's counter, v1 cpuacct.usage or v2
+  cpu.stat usage_usec, beside server_cpu_s from /proc), each absent when not recorded.
 Beside run.json, samples.jsonl holds each sample and failure as it was measured
 ({"sample": {...}} or {"failure": {...}}, one a line, added later): run.json is written
 before the samples with `unfinished` set, and `arena report` adds what samples.jsonl holds

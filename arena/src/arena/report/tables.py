@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..model import STEAL_LIMIT
 from ..sections import SECTIONS
 from ..stats import summarize
 from . import format as fmt
-from .view import ModeView, View, startup
+from .view import ModeView, View, plural, startup
 
 
 @dataclass
@@ -188,6 +189,7 @@ def method_lines(view: View) -> list[str]:
         f"{c.repetitions} repetitions of {c.duration_s:g} s after a {c.warmup_s:g} s warm-up, per entry "
         "and mode, with entries interleaved (A B C A B C …).",
         *own_warmup(view),
+        *machine_load(view),
         "Figures are the median with the min–max of the repetitions; CPU µs/req is the server's "
         "utime + stime divided by the requests it answered; requests per CPU-s (efficiency) is "
         "1,000,000 ÷ CPU µs/req, valid even when wrk is the bottleneck.",
@@ -212,6 +214,29 @@ def method_lines(view: View) -> list[str]:
             "named in each cell."
         )
     return lines
+
+
+def machine_load(view: View) -> list[str]:
+    """The load average and the steal time the samples were taken under, in one line."""
+    loads = [s.load_1m for s in view.run.samples if s.load_1m is not None]
+    steals = [s.steal_share for s in view.run.samples if s.steal_share is not None]
+    if not loads and not steals:
+        return []
+    parts = []
+    if loads:
+        parts.append(f"1-minute load average {min(loads):.2f}–{max(loads):.2f} at the samples' ends")
+    if steals:
+        parts.append(
+            f"steal time (the hypervisor's share of the server's and wrk's CPUs) {min(steals):.1%}–{max(steals):.1%}"
+            f"; a sample above {STEAL_LIMIT:.0%} is repeated once, and flagged if stolen again"
+        )
+    cgroup = [s for s in view.run.samples if s.cgroup_cpu_s is not None]
+    if cgroup:
+        parts.append(
+            f"in {plural(len(cgroup), 'capped sample')} the server's CPU time was also read from its cgroup's "
+            "counter (ns resolution) and checked against /proc's (10 ms ticks)"
+        )
+    return ["The machine while measuring: " + "; ".join(parts) + "."]
 
 
 def own_warmup(view: View) -> list[str]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import CAP_DISTORTION, EntryRecord, Failure, InstructionCount, Mode, Run
+from ..model import CAP_DISTORTION, STEAL_LIMIT, EntryRecord, Failure, InstructionCount, Mode, Run
 from ..stats import Ratio, Series, Summary, group_samples, median, ratio, summarize
 
 FLOOR_WORDS = (
@@ -275,6 +275,7 @@ def _series_warnings(view: View, mv: ModeView, row: Row) -> list[str]:
                 f"({fmt_ratio(above)}): a server that parses and answers cannot outrun one that only answers, "
                 "so this is a fault of the measurement (the machine, the load generator, or the floor), not a result"
             )
+    out += _machine_warnings(name, mode, series)
     if row.ratio is not None and not row.is_reference and not row.ratio.significant:
         ref = view.groups[(reference, mode)]
         why = (
@@ -283,6 +284,35 @@ def _series_warnings(view: View, mv: ModeView, row: Row) -> list[str]:
             else "fewer than 2 repetitions"
         )
         out.append(f"{name} vs {reference} in mode {mode}: {fmt_ratio(row.ratio)} is not significant ({why})")
+    return out
+
+
+CGROUP_AGREES_S = 0.03  # /proc's ticks of 10 ms: its figure may be off by a tick at each end, plus one of rounding
+
+
+def _machine_warnings(name: str, mode: str, series: Series) -> list[str]:
+    """Samples the machine spoiled, said and never dropped: taken under steal (after their one
+    repeat), repeated for steal, and a cgroup's CPU counter that disagrees with /proc's."""
+    out = []
+    stolen = [s for s in series.samples if s.under_steal]
+    if stolen:
+        which = ", ".join(f"{s.rep + 1} ({s.steal_share:.1%})" for s in stolen)
+        out.append(
+            f"{name} in mode {mode}: {plural(len(stolen), 'repetition')} taken under steal, {which} of the "
+            f"server's and wrk's CPU time stolen by the hypervisor (above {STEAL_LIMIT:.0%}), repeated once "
+            "and stolen again: kept, but their figures include a neighbour's share of the machine"
+        )
+    repeated = [s for s in series.samples if s.steal_retry is not None and not s.under_steal]
+    if repeated:
+        which = ", ".join(f"{s.rep + 1} (first {s.steal_retry:.1%})" for s in repeated)
+        out.append(f"{name} in mode {mode}: repeated for steal, the first attempt discarded: repetition {which}")
+    for s in series.samples:
+        bound = None if s.cgroup_cpu_s is None else CGROUP_AGREES_S + 0.05 * s.cgroup_cpu_s
+        if bound is not None and abs(s.cgroup_cpu_s - s.server_cpu_s) > bound:
+            out.append(
+                f"{name} in mode {mode}, repetition {s.rep + 1}: the server's cgroup counted {s.cgroup_cpu_s:.3f} s "
+                f"of CPU where /proc counted {s.server_cpu_s:.2f} s: a process outside its tree, or one that left it"
+            )
     return out
 
 
