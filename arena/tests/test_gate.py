@@ -6,9 +6,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_bench import WRK
 
-from arena import instructions
-from arena.gate import GateError, Options, gate_config, run_gate, worktree
+from arena import gate, instructions
+from arena.gate import GateError, Options, cpu_us_per_request, gate_config, run_gate, worktree
+from arena.model import Sample
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -54,3 +56,38 @@ def test_the_floor_against_itself_counts_no_change(tmp_path):
     verdicts = run_gate(REPO, ["floor"], None, cfg, opts, tmp_path, say=lambda line: None)
     assert [v.outcome for _, v in verdicts] == ["no change"] * 4  # instructions and system calls, two loads each
     assert not any(v.regression(0.0) for _, v in verdicts)
+
+
+def cost_sample(cpu_s: float, rps: float, cgroup_s: float | None = None) -> Sample:
+    s = Sample.from_wrk("x", "keepalive-capped", 0, dict(WRK, requests=1000), 1.0, 2.0, cpu_s, 100, 50)
+    s.rps, s.cgroup_cpu_s = rps, cgroup_s
+    return s
+
+
+def test_the_timed_gate_decides_on_cpu_per_request_from_the_cgroup_and_shows_requests_per_s_beside(monkeypatch):
+    # B costs 20% more CPU per request by the cgroup's counter, while its requests/s (wrk's view of a
+    # loaded machine) and its /proc ticks say nothing changed: the gate follows the cgroup
+    order = []
+
+    def measure(entry, mode_name, rep, cfg, scripts):
+        order.append(entry)
+        return made[entry].pop(0)
+
+    made = {
+        side: [cost_sample(0.01, 1000.0 + i, base + i * 1e-5) for i in range(5)]
+        for side, base in (("A", 0.010), ("B", 0.012))
+    }
+    monkeypatch.setattr(gate, "measure_sample", measure)
+    said = []
+    cfg = gate_config("keepalive-capped", 1, 0, 10, 0.5)
+    verdict = gate.timed_verdict("A", "B", cfg, Options(pairs=5, max_pairs=5), said.append)
+    assert order == ["A", "B"] * 5
+    assert verdict.metric == "CPU per request (keepalive-capped)" and not verdict.higher_is_better
+    assert verdict.ratio == pytest.approx(1.2, rel=0.01) and verdict.regression(0.05)
+    assert said[0] == "  pair 1: A 10.00, B 12.00 CPU µs per request (A 1,000, B 1,000 requests/s)"
+    assert said[-1].startswith("  for reference, not deciding: throughput (keepalive-capped) 1.00×")
+
+
+def test_without_a_cgroup_the_gate_reads_cpu_per_request_from_proc():
+    assert cpu_us_per_request(cost_sample(0.01, 1000.0)) == pytest.approx(10.0)
+    assert cpu_us_per_request(cost_sample(0.01, 1000.0, 0.0123)) == pytest.approx(12.3)

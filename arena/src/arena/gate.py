@@ -7,7 +7,9 @@ working tree itself (an A/A run: the machine's noise floor); B is the working tr
   instructions per request under callgrind in both loads (instructions.py): deterministic,
   so more than compare.COUNT_CHANGE apart is a change, with no statistics.
 - Any other entry (or any entry with --timed): fresh-process wrk samples (bench.py) taken
-  interleaved A B A B …, at least `pairs` pairs; compare.decide tells significant, no change
+  interleaved A B A B …, compared by the server's CPU time per request (its cgroup's counter
+  in a capped mode, else /proc; requests/s is said beside, deciding nothing), at least
+  `pairs` pairs; compare.decide tells significant, no change
   or inconclusive; an inconclusive result adds one pair at a time up to `max_pairs`, and then
   the answer is "inconclusive", never a guess.
 - Every entry, with strace here (unless `syscalls` is off): system calls per request under
@@ -34,7 +36,7 @@ from .bench import SampleError, WrkError, measure_sample, scripts_for
 from .build import build, needs_build
 from .cgroup import CapError
 from .entries import Entry, discover, select
-from .model import Config
+from .model import Config, Sample
 from .process import StartError
 
 
@@ -116,22 +118,46 @@ def syscall_verdicts(a: Entry, b: Entry, say: Callable[[str], None]) -> list[com
     return out
 
 
+def cpu_us_per_request(sample: Sample) -> float | None:
+    """The server's CPU µs per request: from its cgroup's counter where it sat in one (the
+    capped modes: ns resolution), else from /proc (10 ms ticks); None when it answered none."""
+    if sample.cgroup_cpu_s is not None and sample.requests:
+        return sample.cgroup_cpu_s * 1e6 / sample.requests
+    return sample.cpu_us_per_req
+
+
 def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[[str], None]) -> compare.Verdict:
-    """A and B by requests/s of interleaved fresh-process samples in cfg.modes[0]."""
+    """A and B by the server's CPU time per request (cpu_us_per_request; fewer is better) of
+    interleaved fresh-process samples in cfg.modes[0]: the server's own cost, which wrk's
+    share of a loaded machine moves less than its requests/s. The requests/s interval of the
+    same samples is said beside it, for reference, and decides nothing."""
     mode_name = cfg.modes[0]
     scripts = scripts_for(cfg)
-    samples: dict[str, list[float]] = {"A": [], "B": []}
+    cpu: dict[str, list[float]] = {"A": [], "B": []}
+    rps: dict[str, list[float]] = {"A": [], "B": []}
     try:
         verdict = None
         for pair in range(opts.max_pairs):
             for side, entry in (("A", a), ("B", b)):
                 sample = measure_sample(entry, mode_name, pair, cfg, scripts)
-                samples[side].append(sample.rps)
-            say(f"  pair {pair + 1}: A {samples['A'][-1]:,.0f}, B {samples['B'][-1]:,.0f} requests/s")
+                cost = cpu_us_per_request(sample)
+                if cost is None:
+                    raise SampleError("answered no request during the run")
+                cpu[side].append(cost)
+                rps[side].append(sample.rps)
+            say(
+                f"  pair {pair + 1}: A {cpu['A'][-1]:.2f}, B {cpu['B'][-1]:.2f} CPU µs per request "
+                f"(A {rps['A'][-1]:,.0f}, B {rps['B'][-1]:,.0f} requests/s)"
+            )
             if pair + 1 >= opts.pairs:
-                verdict = compare.decide(samples["A"], samples["B"], f"throughput ({mode_name})", noise=opts.noise)
+                verdict = compare.decide(
+                    cpu["A"], cpu["B"], f"CPU per request ({mode_name})", noise=opts.noise, higher_is_better=False
+                )
                 if verdict.outcome != "inconclusive":
-                    return verdict
+                    break
+        if verdict is not None:
+            throughput = compare.decide(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
+            say(f"  for reference, not deciding: {throughput.words()}")
         return verdict
     finally:
         shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
@@ -170,7 +196,8 @@ def _compare_all(old: dict[str, Entry], current: list[Entry], cfg: Config, opts:
             say(f"{entry.name}: not in the baseline, not compared")
             continue
         counted = entry.native and a.native and not opts.timed and instructions.available() is None
-        say(f"{entry.name}: " + ("instructions per request (callgrind)" if counted else f"requests/s, {cfg.modes[0]}"))
+        figure = "instructions per request (callgrind)" if counted else f"server CPU per request, {cfg.modes[0]}"
+        say(f"{entry.name}: {figure}")
         try:
             verdicts = count_verdicts(a, entry, opts, say) if counted else [timed_verdict(a, entry, cfg, opts, say)]
             if opts.syscalls and syscalls.available() is None:
