@@ -61,6 +61,9 @@ pub struct Service {
     generation: AtomicU64,
     /// Open connections across all threads; only [`crate::conns::Conns`] touches it.
     pub open: AtomicUsize,
+    /// Threads whose listener is still open: each closes its own when the drain begins,
+    /// and none answers with `Connection: close` before this is 0 (`server::start_drain`).
+    pub listening: AtomicUsize,
     /// Connections closed to make room at the cap, and new ones closed unread there (SPEC §7.5).
     pub evicted: AtomicU64,
     pub refused: AtomicU64,
@@ -76,6 +79,7 @@ impl Service {
     /// The service for `config`.
     pub fn new(config: Config) -> Self {
         let content = Arc::new(Content::new(&config));
+        let threads = config.threads;
         Service {
             header_timeout: config.header_timeout.into(),
             idle_timeout: config.idle_timeout.into(),
@@ -83,6 +87,7 @@ impl Service {
             content: Mutex::new((0, content)),
             generation: AtomicU64::new(0),
             open: AtomicUsize::new(0),
+            listening: AtomicUsize::new(threads),
             evicted: AtomicU64::new(0),
             refused: AtomicU64::new(0),
             started: Instant::now(),

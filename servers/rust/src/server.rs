@@ -4,7 +4,7 @@
 //! is the count of open connections (for the cap).
 
 use crate::clock::Moment;
-use crate::conn::Conn;
+use crate::conn::{Conn, Next};
 use crate::conns::Conns;
 use crate::context::{Scratch, Service};
 use crate::listener::Listener;
@@ -12,13 +12,17 @@ use mio::net::UnixStream;
 use mio::{Interest, Poll, Registry, Token};
 use std::io::{ErrorKind, Read};
 use std::os::fd::AsRawFd;
-use std::time::Duration;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 const LISTENER: Token = Token(usize::MAX);
 const SIGNAL: Token = Token(usize::MAX - 1);
 /// After the drain window, time left to finish responses already begun; the process
 /// exits within the window plus 1 s (SPEC §7.6).
 const FINISH_GRACE: Duration = Duration::from_millis(500);
+/// Longest wait, when the drain begins, for the other threads to close their listeners: a
+/// thread the machine does not run for that long does not hold back the others' drain.
+const LISTENERS_WAIT: Duration = Duration::from_millis(250);
 
 /// The shutdown of SPEC §7.6, once a signal came.
 #[derive(Copy, Clone)]
@@ -70,20 +74,13 @@ pub fn run(svc: &Service, listener: Listener, mut signal: UnixStream) -> std::io
             match Token(event.u64 as usize) {
                 LISTENER => {
                     if let Some(listener) = &listener {
-                        accept_all(svc, listener, poll.registry(), &mut conns, &mut s);
+                        accept_all(svc, listener, poll.registry(), &mut conns, &mut s, true);
                     }
                 }
                 SIGNAL => {
                     while matches!(signal.read(&mut [0u8; 64]), Ok(n) if n > 0) {}
                     if drain.is_none() {
-                        crate::notify::stopping();
-                        // SPEC §7.6: what the kernel has already accepted is served; then
-                        // the listener closes, and new connections are refused.
-                        s.draining = true;
-                        if let Some(listener) = listener.take() {
-                            accept_all(svc, &listener, poll.registry(), &mut conns, &mut s);
-                        }
-                        drain = Some(Drain::Window(s.now + svc.config.drain_timeout.min(svc.config.header_timeout)));
+                        drain = Some(start_drain(svc, &mut listener, poll.registry(), &mut conns, &mut s));
                     }
                 }
                 Token(index) => conns.with(index, |conn| conn.on_event(event.events, svc, &mut s)),
@@ -104,10 +101,43 @@ pub fn run(svc: &Service, listener: Listener, mut signal: UnixStream) -> std::io
     }
 }
 
-/// Accept every pending connection and read it at once: a client's request is usually
-/// there already, and a connection whose request is answered is not the one the next
-/// arrival at the cap evicts.
-fn accept_all(svc: &Service, listener: &Listener, registry: &Registry, conns: &mut Conns, s: &mut Scratch) {
+/// SPEC §7.6, in an order that keeps "a new connection is refused" true across threads:
+/// this thread takes what the kernel has already queued on its listener (served in the
+/// loop, with `Connection: close`), closes the listener, and waits until every thread has
+/// closed its own (at most LISTENERS_WAIT) before it answers anything: a client told to
+/// close must not reconnect to another thread's listener that has not seen the signal yet.
+fn start_drain(
+    svc: &Service,
+    listener: &mut Option<Listener>,
+    registry: &Registry,
+    conns: &mut Conns,
+    s: &mut Scratch,
+) -> Drain {
+    crate::notify::stopping();
+    s.draining = true;
+    if let Some(listener) = listener.take() {
+        accept_all(svc, &listener, registry, conns, s, false);
+        svc.listening.fetch_sub(1, Ordering::Release);
+    } // dropped: this thread's descriptor is closed
+    let until = Instant::now() + LISTENERS_WAIT;
+    while svc.listening.load(Ordering::Acquire) > 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Drain::Window(s.now + svc.config.drain_timeout.min(svc.config.header_timeout))
+}
+
+/// Accept every pending connection and, when `read_now`, read it at once: a client's request
+/// is usually there already, and a connection whose request is answered is not the one the
+/// next arrival at the cap evicts. Unread, a connection is read when its first event comes
+/// (registering a socket that holds input reports it readable).
+fn accept_all(
+    svc: &Service,
+    listener: &Listener,
+    registry: &Registry,
+    conns: &mut Conns,
+    s: &mut Scratch,
+    read_now: bool,
+) {
     loop {
         let mut stream = match listener.accept() {
             Ok(stream) => stream,
@@ -122,7 +152,7 @@ fn accept_all(svc: &Service, listener: &Listener, registry: &Registry, conns: &m
             continue;
         }
         let mut conn = Conn::new(stream, s.now);
-        let next = conn.on_readable(svc, s, false);
+        let next = if read_now { conn.on_readable(svc, s, false) } else { Next::Keep };
         conns.insert(conn, next);
     }
 }
