@@ -1,5 +1,6 @@
-"""The bench states its plan; the defaults keep the contest under 30 minutes, --quick under 5 (plus the
-JIT entries' own warm-ups: a figure measured cold is wrong, not short)."""
+"""The bench states its plan; the defaults keep the contest to 100 s an entry (30 minutes for the 18
+entries it had when the budget was set; it grows with the contest, not per entry), --quick to 16 s an
+entry (plus the JIT entries' own warm-ups: a figure measured cold is wrong, not short)."""
 
 from pathlib import Path
 
@@ -27,19 +28,19 @@ def config(quick: bool) -> Config:
     return Config(duration_s=plan.DURATION_S, warmup_s=plan.WARMUP_S, repetitions=plan.REPETITIONS)
 
 
-def test_the_whole_contest_fits_in_30_minutes_with_the_defaults():
+def test_the_whole_contest_takes_at_most_100_s_an_entry_with_the_defaults():
     entries = contest()
     assert len(entries) >= 15
     estimate = plan.estimate(entries, config(quick=False))
     assert estimate.samples == len(entries) * len(DEFAULT_MODES) * 3
-    assert estimate.total_s < 30 * 60
+    assert estimate.total_s < 100 * len(entries)
 
 
-def test_quick_fits_in_5_minutes_plus_the_jit_entries_own_warm_ups():
+def test_quick_takes_at_most_16_s_an_entry_plus_the_jit_entries_own_warm_ups():
     cfg = config(quick=True)
     own = sum((e.warmup_s - cfg.warmup_s) * len(cfg.modes) for e in contest() if e.warmup_s > cfg.warmup_s)
     assert 0 < own < 2.5 * 60  # java-seed's 10 s and spring-boot's 15 s in each of 5 modes
-    assert plan.estimate(contest(), cfg).total_s - own < 5 * 60
+    assert plan.estimate(contest(), cfg).total_s - own < 16 * len(contest())
 
 
 def test_the_plan_names_entries_modes_repetitions_seconds_and_duration():
