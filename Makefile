@@ -113,13 +113,15 @@ soak: setup
 
 ## bench: the contest (build, verify, benchmark every available entry, write the reports)
 # arena bench verifies each entry before measuring it and writes the reports.
-# then the deployed path (arena stack): nginx with TLS in front of each of STACKS, beside nginx alone
+# then the deployed path (arena stack): nginx with TLS in front of each of STACKS, beside nginx alone;
+# then system calls per request of every entry (arena syscalls, strace), all into the same run
 STACKS ?= rust rust+unix php-fpm $(notdir $(wildcard peers/nginx-split peers/nginx-lua-renard))
 bench: setup
 	@scripts/deps bench
 	$(ARENA) build
 	$(ARENA) bench
 	$(ARENA) stack --run results/latest $(STACKS)
+	$(ARENA) syscalls --run results/latest
 
 ## latency: each entry at 25/50/75/90% of its capacity, with oha (built once from crates.io: long)
 latency: setup
