@@ -10,16 +10,10 @@ use crate::context::{OUTPUT_BOUND, Scratch, Service};
 use crate::metrics;
 use crate::request::{self, Parse, Progress, Reject};
 use crate::response::{self, Answer, Persistence, Status};
+pub use crate::stream::Socket;
 use crate::stream::Stream;
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
 use std::time::Duration;
-
-/// What a connection reads from and writes to: a TCP or Unix [`Stream`], or an in-memory one in the
-/// fuzz target (`fuzz/fuzz_targets/connection.rs`). Non-blocking: WouldBlock when empty/full.
-pub trait Socket: Read + Write {
-    /// Shut the write side (the FIN of a lingering close, SPEC §7.4).
-    fn shut_write(&mut self) -> std::io::Result<()>;
-}
 
 /// Lingering close: longest wait, most octets discarded (SPEC §7.4).
 const LINGER_TIME: Duration = Duration::from_secs(2);
@@ -404,7 +398,7 @@ impl<S: Socket> Conn<S> {
 /// Append the response for `answer` to `s.out` and count it (SPEC §8, metrics).
 fn respond(answer: &Answer, svc: &Service, s: &mut Scratch) {
     match answer.status {
-        Status::Metrics => response::write_metrics(&mut s.out, answer, &metrics::body(svc), &s.date),
+        Status::Metrics => response::write_metrics(&mut s.out, answer, &metrics::body(&svc.snapshot()), &s.date),
         _ => response::write(&mut s.out, answer, &s.content.redirects, &s.date),
     }
     s.counters.sent(answer.status);
@@ -429,6 +423,7 @@ fn write_some(stream: &mut impl Write, bytes: &[u8]) -> std::io::Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
 
     /// A connection over loopback and the client's end of it.
     fn connected(now: Moment) -> (Conn, std::net::TcpStream) {

@@ -59,7 +59,7 @@ pub struct Service {
     /// The current content, and how many times it was replaced.
     content: Mutex<(u64, Arc<Content>)>,
     generation: AtomicU64,
-    /// Open connections across all threads; only [`crate::conns::Conns`] touches it.
+    /// Open connections across all threads; only `Conns` (conns.rs) touches it.
     pub open: AtomicUsize,
     /// Threads whose listener is still open: each closes its own when the drain begins,
     /// and none answers with `Connection: close` before this is 0 (`server::start_drain`).
@@ -130,6 +130,17 @@ impl Service {
         let counters = Arc::new(Counters::default());
         self.counters.lock().unwrap_or_else(PoisonError::into_inner).push(counters.clone());
         counters
+    }
+
+    /// The counts `/metrics` shows, now (SPEC §8).
+    pub fn snapshot(&self) -> crate::metrics::Snapshot {
+        crate::metrics::Snapshot {
+            responses: self.responses(),
+            open: self.open.load(Ordering::Relaxed) as u64,
+            evicted: self.evicted.load(Ordering::Relaxed),
+            refused: self.refused.load(Ordering::Relaxed),
+            uptime_s: self.started.elapsed().as_secs_f64(),
+        }
     }
 
     /// Responses sent by status, over every thread (the order of [`crate::metrics::STATUSES`]).

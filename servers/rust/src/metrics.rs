@@ -6,7 +6,6 @@
 //! other thread writes: each thread owns its [`Counters`], updated with relaxed atomics
 //! (no lock prefix, no shared cache line), and a read of the metrics sums them.
 
-use crate::context::Service;
 use crate::request::Reject;
 use crate::response::Status;
 use std::io::Write;
@@ -69,14 +68,23 @@ fn index(status: Status) -> usize {
     }
 }
 
+/// The service's counts at one scrape (`context::Service::snapshot` takes them): this
+/// module renders them and knows nothing of the service.
+pub struct Snapshot {
+    /// Responses sent by status, in the order of [`STATUSES`].
+    pub responses: [u64; STATUSES.len()],
+    /// Connections open now; closed to make room at the cap; new ones closed unread there.
+    pub open: u64,
+    pub evicted: u64,
+    pub refused: u64,
+    /// Seconds since the service started.
+    pub uptime_s: f64,
+}
+
 /// The metrics of SPEC §8 as text, at most [`MAX_BODY`] octets.
-pub fn body(svc: &Service) -> Vec<u8> {
+pub fn body(now: &Snapshot) -> Vec<u8> {
     let mut out = Vec::with_capacity(MAX_BODY);
-    let uptime = svc.started.elapsed().as_secs_f64();
-    let open = svc.open.load(Ordering::Relaxed);
-    let evicted = svc.evicted.load(Ordering::Relaxed);
-    let refused = svc.refused.load(Ordering::Relaxed);
-    render(&mut out, &svc.responses(), open as u64, evicted, refused, uptime);
+    render(&mut out, &now.responses, now.open, now.evicted, now.refused, now.uptime_s);
     render_build(&mut out, env!("CARGO_PKG_VERSION"), env!("RENARD_COMMIT"));
     if let Some(process) = Process::read() {
         render_process(&mut out, &process);

@@ -16,7 +16,8 @@ pub fn reload(svc: &Service, config: Result<Config, String>) -> Result<String, S
         let reason = line.strip_prefix("renard: ").unwrap_or(&line);
         format!("renard: reload failed, nothing changed: {reason}")
     })?;
-    let line = crate::report::reload_line(&svc.content().1, &config, &svc.config);
+    let old = svc.content().1;
+    let line = crate::report::reload_line(old.count, &old.location, &config, &svc.config);
     svc.replace_content(&config);
     Ok(line)
 }

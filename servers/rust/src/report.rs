@@ -3,7 +3,6 @@
 //! [`CAP_LINE_INTERVAL_MS`] with the connections evicted and refused since the last one.
 
 use crate::config::Config;
-use crate::context::Content;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The least time between two cap lines, in milliseconds.
@@ -44,22 +43,23 @@ impl CapLine {
     }
 }
 
-/// The line for a reload from `old` to `new`: N, the template, and the limits, which a
-/// reload does not change (they are the started ones; a restart applies new ones).
-pub fn reload_line(old: &Content, new: &Config, started: &Config) -> String {
-    let count = if old.count == new.count {
+/// The line for a reload from the content being served (its N, `old_count`, and template,
+/// `old_location`) to `new`: N, the template, and the limits, which a reload does not change
+/// (they are the started ones; a restart applies new ones).
+pub fn reload_line(old_count: u32, old_location: &[u8], new: &Config, started: &Config) -> String {
+    let count = if old_count == new.count {
         format!("N {} unchanged", new.count)
     } else {
-        format!("N {} -> {}", old.count, new.count)
+        format!("N {} -> {}", old_count, new.count)
     };
     let counted = match &new.count_from {
         Some(dir) => format!(" (images in {})", dir.display()),
         None => String::new(),
     };
-    let location = if old.location == new.location {
+    let location = if old_location == new.location.as_slice() {
         "location unchanged".to_string()
     } else {
-        format!("location {} -> {}", old.location.escape_ascii(), new.location.escape_ascii())
+        format!("location {} -> {}", old_location.escape_ascii(), new.location.escape_ascii())
     };
     let seconds = |d: std::time::Duration| d.as_secs_f64();
     format!(
@@ -103,14 +103,14 @@ mod tests {
     #[test]
     fn reload_line_says_what_changed() {
         let started = config(&["--count", "21", "--max-connections", "50"]);
-        let old = Content::new(&started);
-        let line = reload_line(&old, &config(&["--count", "22", "--location", "/b/{n}.png"]), &started);
+        let line =
+            reload_line(21, &started.location, &config(&["--count", "22", "--location", "/b/{n}.png"]), &started);
         assert_eq!(
             line,
             "renard: reloaded: N 21 -> 22, location https://avatar.example.org/Renard-{n}.png -> /b/{n}.png, \
              limits unchanged (--max-connections 50, --header-timeout 10 s, --idle-timeout 60 s, --drain-timeout 1 s)"
         );
-        let same = reload_line(&old, &started, &started);
+        let same = reload_line(21, &started.location, &started, &started);
         assert!(same.starts_with("renard: reloaded: N 21 unchanged, location unchanged, limits unchanged"), "{same}");
     }
 }

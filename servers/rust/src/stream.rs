@@ -3,12 +3,18 @@
 //! connection code exists once (a copy of the loop per kind made the keep-alive path
 //! longer under callgrind: the inliner no longer inlined into both).
 
-use crate::conn::Socket;
 use mio::event::Source;
 use mio::unix::SourceFd;
 use mio::{Interest, Registry, Token};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
+
+/// What a connection reads from and writes to: a TCP or Unix [`Stream`], or an in-memory one in the
+/// fuzz target (`fuzz/fuzz_targets/connection.rs`). Non-blocking: WouldBlock when empty/full.
+pub trait Socket: Read + Write {
+    /// Shut the write side (the FIN of a lingering close, SPEC §7.4).
+    fn shut_write(&mut self) -> std::io::Result<()>;
+}
 
 /// A connected, non-blocking stream socket; closed when dropped.
 pub struct Stream(OwnedFd);
