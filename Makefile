@@ -48,6 +48,7 @@ lint: venv $(VENV)/bin/actionlint
 	$(VENV)/bin/actionlint .github/workflows/*.yml
 	cd arena && ../$(VENV)/bin/lint-imports          # contracts in arena/pyproject.toml: no import circles
 	cd spec/runner && ../../$(VENV)/bin/lint-imports # and in spec/runner/pyproject.toml
+	cd servers/python && ../../$(VENV)/bin/lint-imports  # and in servers/python/pyproject.toml
 
 # actionlint from the Go module proxy (its PyPI wrapper downloads the binary from GitHub at install).
 $(VENV)/bin/actionlint: | $(VENV)/.installed
