@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from arena.compare import ALPHA, decide, decide_count
+from arena.compare import ALPHA, decide, decide_count, decide_paired
 
 
 def normal(rng, mean: float, n: int, sd: float = 0.02) -> list[float]:
@@ -60,3 +60,39 @@ def test_a_change_inside_the_noise_floor_is_no_change():
 def test_instruction_counts_change_beyond_one_percent_without_statistics(a, b, outcome, regression):
     verdict = decide_count(a, b, "instructions per request")
     assert verdict.outcome == outcome and verdict.regression(0.0) == regression and verdict.p is None
+
+
+def drifting(rng, n: int, change: float, noise: float = 0.01) -> tuple[list[float], list[float]]:
+    """n pairs whose level drifts from 9 to 7 (the machine, A and B alike), B times change."""
+    level = np.linspace(9.0, 7.0, n)
+    return list(level * rng.normal(1, noise, n)), list(level * change * rng.normal(1, noise, n))
+
+
+def test_a_drift_shared_by_each_pair_cancels_when_paired_and_not_when_pooled():
+    a, b = drifting(np.random.default_rng(5), 15, 1.0)
+    assert decide(a, b, noise=0.05).outcome == "inconclusive"  # the drift spreads each side
+    paired = decide_paired(a, b, noise=0.05)
+    assert paired.outcome == "no change" and 0.98 < paired.lo <= paired.hi < 1.02
+
+
+def test_a_ten_percent_change_under_drift_is_found_when_paired():
+    a, b = drifting(np.random.default_rng(6), 9, 1.10)
+    verdict = decide_paired(a, b, "CPU per request", noise=0.05, higher_is_better=False)
+    assert verdict.outcome == "significant" and verdict.regression(0.05) and verdict.pairs == 9
+    assert decide(a, b, "CPU per request", noise=0.05, higher_is_better=False).outcome == "inconclusive"
+
+
+def test_equal_pairs_are_flagged_at_most_at_the_false_positive_rate():
+    rng = np.random.default_rng(7)
+    trials = 300
+    flagged = sum(
+        decide_paired(*drifting(rng, 8, 1.0, 0.05), noise=0.0, resamples=200).outcome == "significant"
+        for _ in range(trials)
+    )
+    assert binomtest(flagged, trials, ALPHA, alternative="greater").pvalue > 0.001, flagged
+
+
+def test_pairs_that_agree_exactly_are_no_change_and_unequal_lengths_an_error():
+    assert decide_paired([5.0, 6.0, 7.0], [5.0, 6.0, 7.0]).outcome == "no change"
+    with pytest.raises(ValueError):
+        decide_paired([1.0, 2.0], [1.0])

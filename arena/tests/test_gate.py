@@ -74,14 +74,14 @@ def test_the_timed_gate_decides_on_cpu_per_request_from_the_cgroup_and_shows_req
         return made[entry].pop(0)
 
     made = {
-        side: [cost_sample(0.01, 1000.0 + i, base + i * 1e-5) for i in range(5)]
+        side: [cost_sample(0.01, 1000.0 + i, base + i * 1e-5) for i in range(8)]
         for side, base in (("A", 0.010), ("B", 0.012))
     }
     monkeypatch.setattr(gate, "measure_sample", measure)
     said = []
     cfg = gate_config("keepalive-capped", 1, 0, 10, 0.5)
-    verdict = gate.timed_verdict("A", "B", cfg, Options(pairs=5, max_pairs=5), said.append)
-    assert order == ["A", "B"] * 5
+    verdict = gate.timed_verdict("A", "B", cfg, Options(pairs=5, max_pairs=8), said.append)
+    assert order == ["A", "B"] * 8  # paired: significance needs 8 pairs (Wilcoxon's exact p at alpha 0.01)
     assert verdict.metric == "CPU per request (keepalive-capped)" and not verdict.higher_is_better
     assert verdict.ratio == pytest.approx(1.2, rel=0.01) and verdict.regression(0.05)
     assert said[0] == "  pair 1: A 10.00, B 12.00 CPU µs per request (A 1,000, B 1,000 requests/s)"

@@ -9,7 +9,8 @@ working tree itself (an A/A run: the machine's noise floor); B is the working tr
 - Any other entry (or any entry with --timed): fresh-process wrk samples (bench.py) taken
   interleaved A B A B …, compared by the server's CPU time per request (its cgroup's counter
   in a capped mode, else /proc; requests/s is said beside, deciding nothing), at least
-  `pairs` pairs; compare.decide tells significant, no change
+  `pairs` pairs; compare.decide_paired (each pair's ratio B÷A, so that the machine's drift
+  cancels; significance needs 8 pairs at the default alpha) tells significant, no change
   or inconclusive; an inconclusive result adds one pair at a time up to `max_pairs`, and then
   the answer is "inconclusive", never a guess.
 - Every entry, with strace here (unless `syscalls` is off): system calls per request under
@@ -150,13 +151,13 @@ def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[
                 f"(A {rps['A'][-1]:,.0f}, B {rps['B'][-1]:,.0f} requests/s)"
             )
             if pair + 1 >= opts.pairs:
-                verdict = compare.decide(
+                verdict = compare.decide_paired(
                     cpu["A"], cpu["B"], f"CPU per request ({mode_name})", noise=opts.noise, higher_is_better=False
                 )
                 if verdict.outcome != "inconclusive":
                     break
         if verdict is not None:
-            throughput = compare.decide(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
+            throughput = compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
             say(f"  for reference, not deciding: {throughput.words()}")
         return verdict
     finally:
