@@ -19,8 +19,10 @@ from .build import build, needs_build, run_logged
 from .cgroup import probe
 from .entries import Entry, artifact_paths
 from .junit import ReportError, count, remove_stale
-from .model import Config
+from .model import Config, Run
 from .newentry import TODO
+from .report import build as build_view
+from .report import readme
 from .sections import tally
 from .verify import run_suite, verify_entry
 
@@ -141,14 +143,42 @@ def check_bench(entry: Entry) -> Item:
     return Item("capped bench", PASS, f"{mode_name} 1 s, {where}: {sample.rps:,.0f} req/s, no errors")
 
 
-def results_row(entry: Entry) -> Item:
-    """A table row starting `| \\`NAME\\`` in the entry's README or the repository's README."""
-    row = re.compile(rf"^\|\s*`{re.escape(entry.name)}`", re.MULTILINE)
-    for readme in (entry.folder / "README.md", entry.repo / "README.md"):
-        if readme.is_file() and row.search(readme.read_text(errors="replace")):
-            return Item("results row", PASS, f"in {readme.relative_to(entry.repo)}")
+def results_row(entry: Entry, run_dir: Path | None = None) -> Item:
+    """A table row starting `| \\`NAME\\`` in the entry's README or the repository's README,
+    compared with the row `arena row NAME` prints from run_dir (default results/latest) when
+    that run measured NAME: a stale cell is a ✗ naming the column, the README's and the run's.
+    A quick run is not compared (its figures are not for the README), nor a run that lacks NAME."""
+    row = re.compile(rf"^\|\s*`{re.escape(entry.name)}`.*$", re.MULTILINE)
+    for readme_path in (entry.folder / "README.md", entry.repo / "README.md"):
+        found = row.search(readme_path.read_text(errors="replace")) if readme_path.is_file() else None
+        if found:
+            return compare_row(entry, found.group(0), readme_path.relative_to(entry.repo), run_dir)
     where = (entry.folder / "README.md").relative_to(entry.repo)
-    return Item("results row", FAIL, f"no line starting | `{entry.name}` in {where} (its row of `arena bench`)")
+    return Item("results row", FAIL, f"no line starting | `{entry.name}` in {where} (`arena row {entry.name}`)")
+
+
+def compare_row(entry: Entry, line: str, where: Path, run_dir: Path | None) -> Item:
+    path = run_dir or entry.repo / "results" / "latest"
+    if not path.exists():
+        return Item("results row", PASS, f"in {where} (no run at {path.name} to compare it with)")
+    try:
+        run = Run.read(path)
+    except (ValueError, OSError) as err:
+        return Item("results row", PASS, f"in {where} (not compared: {path.name} cannot be read: {err})")
+    measured = run.entry(entry.name)
+    if measured is None or not any(s.entry == entry.name for s in run.samples):
+        return Item("results row", PASS, f"in {where} (run {run.run_id} did not measure {entry.name})")
+    if run.config.quick:
+        return Item("results row", PASS, f"in {where} (not compared: run {run.run_id} is a quick run)")
+    stale = readme.stale(line, readme.cells(build_view(run), entry.name))
+    if stale:
+        cells = "; ".join(f"{column}: README {mine}, run {theirs}" for column, mine, theirs in stale)
+        return Item(
+            "results row",
+            FAIL,
+            f"in {where}, stale against run {run.run_id} (`arena row {entry.name}` prints it): {cells}",
+        )
+    return Item("results row", PASS, f"in {where}, as run {run.run_id} gives it")
 
 
 def check_tests(entry: Entry, log_dir: Path) -> Item:

@@ -15,6 +15,7 @@ import click
 from . import check, crossrun, instructions, newentry, outside, plan
 from .benchrun import run_bench
 from .commands.common import Failure, check_cpus, ensure_built, find_repo, load_entries, parse_listen
+from .commands.row import row_cmd
 from .entries import Entry, ManifestError, discover, load_manifest, select
 from .gate import GateError, gate_config, run_gate
 from .gate import Options as GateOptions
@@ -541,6 +542,7 @@ def check_cmd(ctx, name):
 for _command in LOAD_COMMANDS:  # sweep, latency, history (loadcli.py)
     cli.add_command(_command)
 cli.add_command(syscalls_cmd)  # syscallcli.py
+cli.add_command(row_cmd)  # commands/row.py
 
 
 @cli.command("compare")

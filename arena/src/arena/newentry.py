@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .report.readme import HEADER
+
 NAME_RE = re.compile(r"^[a-z][a-z0-9-]*$")  # a plain identifier: also a folder and a column name
 TODO = "TODO"  # a description still starting with this is not finished (arena check says so)
 
@@ -80,16 +82,13 @@ README = """\
 
 ## Results
 
-The row this entry takes in the README's results table (`arena bench`, same columns);
-`arena check {name}` looks for a line starting with `` | `{name}` ``.
+The row this entry takes in the README's results table, as `arena row {name}` prints it
+from the latest `arena bench` run; `arena check {name}` compares the line starting with
+`` | `{name}` `` with it.
 
 {header}
 """
-RESULTS_HEADER = (  # the columns of the README's results table
-    "| entry | keep-alive req/s | × nginx | CPU µs/req | 16 pipelined req/s | × nginx "
-    "| new connection per request, req/s | peak RSS | start-up | conformance |\n"
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-)
+RESULTS_HEADER = HEADER  # the columns of the README's results table, one constant for both
 
 
 class NewEntryError(ValueError):

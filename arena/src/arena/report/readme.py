@@ -1,0 +1,171 @@
+"""The README's results table: its one header (the top README's and every entry skeleton's,
+so that the two cannot differ) and an entry's row, computed from a run's view in the
+formats the README writes: thousands apart by a space, median (min–max), `–` where the run
+has no figure (a mode it did not measure, instructions of an entry valgrind cannot run).
+
+The columns, each from one mode of the view:
+- keep-alive, capped: req/s, × nginx, of floor: keepalive-capped (the ratio to the run's
+  reference, "n.s." when the min–max ranges overlap; the share of the entry's own floor,
+  named when it is not the default one);
+- CPU µs/req: keepalive, on a whole core (median);
+- instr./req: callgrind's count for keepalive and pipeline16 (native entries);
+- 16 pipelined req/s: pipeline16; new connection, capped: req/s: close-capped;
+- peak RSS: the median over every sample of every mode (the report's footprint table);
+- artifact + runtime, start-up (median), spec cases: the entry's record.
+"""
+
+from __future__ import annotations
+
+from ..model import MODES, EntryRecord, Run
+from ..stats import Summary, summarize
+from . import format as fmt
+from .view import Row, View, counted, startup
+
+COLUMNS = (
+    "entry",
+    "kind",
+    "keep-alive, capped: req/s",
+    "× nginx",
+    "of floor",
+    "CPU µs/req",
+    "instr./req (keep-alive · 16 pipelined)",
+    "16 pipelined req/s",
+    "new connection, capped: req/s",
+    "peak RSS",
+    "artifact + runtime",
+    "start-up",
+    "spec cases",
+)
+HEADER = "| " + " | ".join(COLUMNS) + " |\n|---|---|" + "---:|" * (len(COLUMNS) - 2)
+FIRST = ("php-fpm",)  # the script renard replaces comes first; then the ranking by capped keep-alive
+CAPPED, KEEPALIVE, PIPELINED, CLOSE_CAPPED = "keepalive-capped", "keepalive", "pipeline16", "close-capped"
+NONE = fmt.NONE
+
+
+def thousands(value: float) -> str:
+    """A count as the README writes it: 41 552."""
+    return f"{value:,.0f}".replace(",", " ")
+
+
+def spread(summary: Summary | None) -> str:
+    """Requests/s: 41 552 (37 335–46 634)."""
+    if summary is None:
+        return NONE
+    return f"{thousands(summary.median)} ({thousands(summary.lo)}–{thousands(summary.hi)})"
+
+
+def times_reference(row: Row | None) -> str:
+    if row is None or (row.ratio is None and not row.is_reference):
+        return NONE
+    if row.is_reference:
+        return "1"
+    return f"{row.ratio.median_ratio:.2f}" + ("" if row.ratio.significant else " n.s.")
+
+
+def of_floor(row: Row | None, run: Run) -> str:
+    if row is None or row.of_floor is None:
+        return NONE
+    named = "" if row.floor is None or row.floor is run.floor else f" of {row.floor.name}"
+    return f"{row.of_floor:.2f}{named}"
+
+
+def startup_ms(summary: Summary | None) -> str:
+    """3.2 ms, 163 ms, 4 377 ms."""
+    if summary is None:
+        return NONE
+    v = summary.median
+    return f"{v:.1f} ms" if v < 100 else f"{thousands(v)} ms"
+
+
+def footprint(artifact: int | None, runtime: int | None) -> str:
+    """603 kB alone (self-contained), 37 kB + 271.0 MB with its runtime."""
+    if artifact is None:
+        return NONE
+    return fmt.size(artifact) + (f" + {fmt.size(runtime)}" if runtime else "")
+
+
+def spec_cases(entry: EntryRecord) -> str:
+    """235/235; an allowed alternative counted apart: 3 + 72 allowed of 235; a peer's core route."""
+    if entry.is_floor:
+        return "not a server of the spec"
+    v = entry.verify
+    if v is None:
+        return NONE
+    total = v.passed + v.alt + v.failed
+    cases = f"{v.passed}/{total}" if not v.alt else f"{v.passed} + {v.alt} allowed of {total}"
+    if entry.kind == "ours":
+        return cases
+    core = {True: "yes", False: "no", None: "not recorded"}[v.core_route]
+    return f"{cases}; core route {core}"
+
+
+def rows_by_mode(view: View) -> dict[str, dict[str, Row]]:
+    return {mv.mode.name: {r.entry.name: r for r in mv.rows} for mv in view.modes}
+
+
+def cells(view: View, name: str) -> list[str]:
+    """NAME's row as its 13 cells, in COLUMNS order; raises KeyError when the run has no NAME."""
+    entry = view.run.entry(name)
+    if entry is None:
+        raise KeyError(name)
+    rows = {mode: by_name.get(name) for mode, by_name in rows_by_mode(view).items()}
+    capped, keepalive = rows.get(CAPPED), rows.get(KEEPALIVE)
+    cpu = keepalive.summary("cpu_us_per_req") if keepalive else None
+    pipelined, close = rows.get(PIPELINED), rows.get(CLOSE_CAPPED)
+    counts = [counted(entry, MODES[m]) for m in (KEEPALIVE, PIPELINED)]
+    rss = [v for series in view.series_of(name) for v in series["peak_rss_bytes"]]
+    return [
+        f"`{fmt.text(name)}`",
+        fmt.text(entry.kind),
+        spread(capped.summary("rps") if capped else None),
+        times_reference(capped),
+        of_floor(capped, view.run),
+        NONE if cpu is None else f"{cpu.median:.2f}",
+        " · ".join(NONE if c is None else thousands(c.per_request) for c in counts),
+        spread(pipelined.summary("rps") if pipelined else None),
+        spread(close.summary("rps") if close else None),
+        fmt.size(summarize(rss).median) if rss else NONE,
+        footprint(entry.artifact_bytes, entry.runtime_bytes),
+        startup_ms(startup(entry)),
+        spec_cases(entry),
+    ]
+
+
+def line(row_cells: list[str]) -> str:
+    return "| " + " | ".join(row_cells) + " |"
+
+
+def row(view: View, name: str) -> str:
+    """NAME's line of the README's results table; raises KeyError when the run has no NAME."""
+    return line(cells(view, name))
+
+
+def split(readme_line: str) -> list[str]:
+    """A Markdown table line's cells, stripped."""
+    return [c.strip() for c in readme_line.strip().strip("|").split("|")]
+
+
+def readme_order(view: View) -> list[str]:
+    """Every entry of the run in the README's order: FIRST, then by the capped keep-alive
+    rank value (the floor among them by its requests/s), then the entries without figures."""
+    capped = rows_by_mode(view).get(CAPPED, {})
+    names = [e.name for e in view.run.entries]
+
+    def key(name: str) -> tuple:
+        r = capped.get(name)
+        value = r.rank_value if r is not None and r.reason is None else None
+        return (name not in FIRST, value is None, -(value or 0), name)
+
+    return sorted(names, key=key)
+
+
+def stale(readme_line: str, expected: list[str]) -> list[tuple[str, str, str]]:
+    """(column, README's cell, the run's cell) for every cell after the entry's name that
+    differs; a line with another number of cells differs in every column it lacks."""
+    have = split(readme_line)
+    out = []
+    for i, column in enumerate(COLUMNS[1:], start=1):
+        mine = have[i] if i < len(have) else "(absent)"
+        if mine != expected[i]:
+            out.append((column, mine, expected[i]))
+    return out

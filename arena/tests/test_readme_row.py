@@ -1,0 +1,240 @@
+"""`arena row` prints an entry's row of the README's results table from a run, in the README's
+columns and formats; the README and the skeleton share its header; `arena check` names the
+README's stale cells.
+
+The synthetic run: rust (ours, counted by callgrind), python (ours, no close-capped samples,
+its capped range overlapping nginx-lua's), nginx-lua (the reference peer) and floor, 3
+repetitions of keepalive, pipeline16, keepalive-capped and close-capped.
+"""
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import check, newentry
+from arena.entries import load_manifest
+from arena.model import Run
+from arena.report import build, readme
+
+REPO = Path(__file__).resolve().parents[2]
+MODES = ["keepalive", "pipeline16", "keepalive-capped", "close-capped"]
+RUST_ROW = (
+    "| `rust` | ours | 41 552 (37 335–46 634) | 1.32 | 1.07 | 10.85 | 984 · 613 | 732 962 (412 541–749 481) "
+    "| 10 117 (9 034–10 578) | 651 kB | 603 kB | 3.2 ms | 235/235 |"
+)
+
+
+def sample(entry: str, mode: str, rep: int, rps: float, cpu: float = 20.0, rss: int = 1_000_000) -> dict:
+    return {
+        "entry": entry,
+        "mode": mode,
+        "rep": rep,
+        "duration_s": 3.0,
+        "requests": int(rps * 3),
+        "rps": float(rps),
+        "latency_us": {"p50": 300, "p90": 500, "p99": 900, "max": 4000},
+        "errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0},
+        "non_3xx": 0,
+        "server_cpu_s": 1.0,
+        "cpu_us_per_req": cpu,
+        "client_cpu_share": 0.5,
+        "server_cpu_share": 0.5,
+        "peak_rss_bytes": rss,
+        "pss_bytes": rss,
+        "client_bound": False,
+    }
+
+
+def entry(name: str, kind: str, verify: dict | None, artifact: int, runtime: int, startup: list[float]) -> dict:
+    return {
+        "name": name,
+        "language": "x",
+        "kind": kind,
+        "available": True,
+        "reason": None,
+        "description": "d",
+        "version": "1",
+        "artifact_bytes": artifact,
+        "runtime_bytes": runtime,
+        "startup_ms": startup,
+        "verify": verify,
+    }
+
+
+def counted(mode: str, per_request: float) -> dict:
+    return {"mode": mode, "requests": 320, "per_request": per_request, "ir_small": 1, "ir_large": 2}
+
+
+# entry -> mode -> the 3 repetitions' requests/s
+RPS = {
+    "rust": {
+        "keepalive-capped": [37_335, 41_552, 46_634],
+        "pipeline16": [412_541, 732_962, 749_481],
+        "close-capped": [9_034, 10_117, 10_578],
+        "keepalive": [60_000, 61_000, 62_000],
+    },
+    "python": {"keepalive-capped": [27_715, 36_577, 37_848], "pipeline16": [142_000, 142_362, 145_277]},
+    "nginx-lua": {
+        "keepalive-capped": [29_201, 31_555, 31_650],
+        "pipeline16": [48_005, 65_313, 69_246],
+        "close-capped": [8_740, 10_111, 10_258],
+    },
+    "floor": {
+        "keepalive-capped": [34_309, 38_701, 42_261],
+        "pipeline16": [542_317, 846_934, 951_214],
+        "close-capped": [9_904, 10_148, 10_930],
+    },
+}
+
+
+def make_run(quick: bool = False) -> dict:
+    rust = entry("rust", "ours", {"pass": 235, "alt": 0, "fail": 0}, 603_000, 0, [3.1, 3.2, 3.4])
+    rust["instructions"] = [counted("keepalive", 984.2), counted("pipeline16", 612.6)]
+    python = entry("python", "ours", {"pass": 234, "alt": 0, "fail": 1}, 118_000, 0, [113.0, 120.0, 110.0])
+    nginx = entry(
+        "nginx-lua", "peer", {"pass": 3, "alt": 72, "fail": 160, "core_route": True}, 1_021, 2_300_000, [15.7]
+    )
+    floor = entry("floor", "floor", None, 17_296, 0, [4.0])
+    floor["instructions"] = [counted("keepalive", 822.0), counted("pipeline16", 452.0)]
+    samples = []
+    for name, modes in RPS.items():
+        for mode, values in modes.items():
+            for rep, rps in enumerate(values):
+                cpu = [10.5, 10.85, 11.2][rep] if (name, mode) == ("rust", "keepalive") else 20.0
+                rss = 700_000 if (name, mode, rep) == ("rust", "pipeline16", 0) else 651_000
+                samples.append(sample(name, mode, rep, rps, cpu, rss if name == "rust" else 16_100_000))
+    return {
+        "schema": 1,
+        "run_id": "20261123-052158",
+        "started": "2026-11-23T05:21:58Z",
+        "finished": "2026-11-23T05:51:35Z",
+        "machine": {"cpu_model": "c", "cores": 2, "kernel": "k", "os": "o", "memory_bytes": 1, "tools": {}},
+        "config": {
+            "server_cpus": "0",
+            "client_cpus": "1",
+            "duration_s": 3,
+            "warmup_s": 1,
+            "repetitions": 3,
+            "modes": MODES,
+            "connections": 50,
+            "reference": "nginx-lua",
+            "quick": quick,
+            "cpu_quota": 0.5,
+            "cap_problem": None,
+        },
+        "entries": [rust, python, nginx, floor],
+        "samples": samples,
+    }
+
+
+def view(doc: dict | None = None):
+    return build(Run.load(doc or make_run()))
+
+
+def arena(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_rust_row_has_every_column_in_the_readme_formats():
+    assert readme.row(view(), "rust") == RUST_ROW
+
+
+def test_a_reference_a_floor_and_a_peer_read_as_the_readme_writes_them():
+    v = view()
+    assert readme.cells(v, "nginx-lua")[2:5] == ["31 555 (29 201–31 650)", "1", "0.82"]
+    assert readme.cells(v, "nginx-lua")[10:] == ["1.0 kB + 2.3 MB", "15.7 ms", "3 + 72 allowed of 235; core route yes"]
+    floor = readme.cells(v, "floor")
+    assert floor[3:5] == ["1.23", "1.00"] and floor[6] == "822 · 452" and floor[-1] == "not a server of the spec"
+
+
+def test_what_the_run_does_not_hold_is_a_dash_and_an_overlap_is_not_significant():
+    python = readme.cells(view(), "python")
+    assert python[3] == "1.16 n.s."  # its capped range overlaps nginx-lua's
+    assert python[5] == "–"  # no keepalive samples: no CPU on a whole core
+    assert python[6] == "– · –"  # not counted by callgrind
+    assert python[8] == "–"  # close-capped not measured
+    assert python[11] == "113 ms" and python[12] == "234/235"
+
+
+def test_an_entry_divided_by_another_floor_names_it():
+    doc = make_run()
+    uring = copy.deepcopy(doc["entries"][3]) | {"name": "floor-uring"}
+    doc["entries"].append(uring)
+    doc["entries"][0]["floor"] = "floor-uring"
+    doc["samples"] += [
+        s | {"entry": "floor-uring", "rps": s["rps"] / 2} for s in doc["samples"] if s["entry"] == "floor"
+    ]
+    assert readme.cells(view(doc), "rust")[4] == "2.15 of floor-uring"
+
+
+def test_the_readme_order_puts_php_fpm_first_then_the_capped_ranking():
+    doc = make_run()
+    doc["entries"].append(entry("php-fpm", "peer", {"pass": 3, "alt": 80, "fail": 152}, 2_900, 8_000_000, [78.5]))
+    doc["samples"] += [sample("php-fpm", "keepalive-capped", r, x) for r, x in enumerate([1_900, 2_252, 2_338])]
+    assert readme.readme_order(view(doc)) == ["php-fpm", "rust", "floor", "python", "nginx-lua"]
+
+
+def test_the_readme_and_the_skeleton_share_one_header():
+    lines = (REPO / "README.md").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| entry | kind |"))
+    assert "\n".join(lines[start : start + 2]) == readme.HEADER
+    assert readme.HEADER in newentry.README.format(name="n", language="l", todo="TODO", header=newentry.RESULTS_HEADER)
+    assert len(readme.split(readme.HEADER.splitlines()[0])) == len(readme.COLUMNS) == 13
+
+
+def test_arena_row_prints_the_header_once_then_the_rows_in_the_order_given(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps(make_run()))
+    p = arena("row", "python", "rust", "--run", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [*readme.HEADER.splitlines(), readme.row(view(), "python"), RUST_ROW]
+
+
+def test_arena_row_of_an_entry_the_run_lacks_is_one_line_and_exit_2(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps(make_run()))
+    p = arena("row", "zig", "--run", str(tmp_path))
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "has no entry 'zig'" in p.stderr, p.stderr
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository with rust's skeleton (its README holds the row) and results/latest."""
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "SPEC.md").write_text("spec")
+    newentry.create(tmp_path, "rust", "Rust", peer=False)
+    (tmp_path / "results" / "latest").mkdir(parents=True)
+    return tmp_path
+
+
+def results_row(repo: Path, row: str, doc: dict) -> check.Item:
+    (repo / "results" / "latest" / "run.json").write_text(json.dumps(doc))
+    readme_path = repo / "servers" / "rust" / "README.md"
+    readme_path.write_text(readme_path.read_text() + row + "\n")
+    (rust,) = load_manifest(repo / "servers" / "rust" / "entry.toml")
+    return check.results_row(rust)
+
+
+def test_check_passes_a_row_as_the_latest_run_gives_it(repo):
+    item = results_row(repo, RUST_ROW, make_run())
+    assert item.mark == check.PASS and "as run 20261123-052158 gives it" in item.reason, item.reason
+
+
+def test_check_names_each_stale_cell_with_the_readmes_and_the_runs_figures(repo):
+    stale = RUST_ROW.replace("| 1.32 |", "| 1.30 |").replace("3.2 ms", "3.9 ms")
+    item = results_row(repo, stale, make_run())
+    assert item.mark == check.FAIL, item.reason
+    assert "× nginx: README 1.30, run 1.32; start-up: README 3.9 ms, run 3.2 ms" in item.reason
+    assert "peak RSS" not in item.reason and "CPU µs/req" not in item.reason
+
+
+def test_check_does_not_compare_with_a_quick_run_or_one_without_the_entry(repo):
+    stale = RUST_ROW.replace("| 1.32 |", "| 1.30 |")
+    assert "is a quick run" in results_row(repo, stale, make_run(quick=True)).reason
+    without = make_run()
+    without["entries"] = without["entries"][1:]
+    without["samples"] = [s for s in without["samples"] if s["entry"] != "rust"]
+    item = results_row(repo, stale, without)
+    assert item.mark == check.PASS and "did not measure rust" in item.reason, item.reason
