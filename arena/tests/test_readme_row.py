@@ -238,3 +238,24 @@ def test_check_does_not_compare_with_a_quick_run_or_one_without_the_entry(repo):
     without["samples"] = [s for s in without["samples"] if s["entry"] != "rust"]
     item = results_row(repo, stale, without)
     assert item.mark == check.PASS and "did not measure rust" in item.reason, item.reason
+
+
+def test_check_leaves_alone_the_cells_the_run_holds_no_figure_for(repo):
+    """A run that verified nothing and measured no pipeline16: the README's figures there stay."""
+    doc = make_run()
+    doc["config"]["modes"] = [m for m in MODES if m != "pipeline16"]
+    doc["samples"] = [s for s in doc["samples"] if s["mode"] != "pipeline16"]
+    for e in doc["entries"]:
+        e["verify"] = None
+    item = results_row(repo, RUST_ROW.replace("651 kB", "600 kB"), doc)
+    assert item.mark == check.FAIL and item.reason.endswith("peak RSS: README 600 kB, run 651 kB"), item.reason
+
+
+def test_check_takes_the_row_under_the_results_header_not_another_tables(repo):
+    """The top README names rust in other tables (the robustness figures) before its results."""
+    readme_path = repo / "servers" / "rust" / "README.md"
+    other = "| entry | whole suite |\n|---|---|\n| `rust` | 295 passed |\n\n"
+    readme_path.write_text(other + readme_path.read_text())
+    item = results_row(repo, RUST_ROW, make_run())
+    assert item.mark == check.PASS, item.reason
+    assert readme.find_row(other, "rust") is None

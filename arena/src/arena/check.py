@@ -144,17 +144,21 @@ def check_bench(entry: Entry) -> Item:
 
 
 def results_row(entry: Entry, run_dir: Path | None = None) -> Item:
-    """A table row starting `| \\`NAME\\`` in the entry's README or the repository's README,
-    compared with the row `arena row NAME` prints from run_dir (default results/latest) when
-    that run measured NAME: a stale cell is a ✗ naming the column, the README's and the run's.
-    A quick run is not compared (its figures are not for the README), nor a run that lacks NAME."""
-    row = re.compile(rf"^\|\s*`{re.escape(entry.name)}`.*$", re.MULTILINE)
+    """A row starting `| \\`NAME\\`` under the results table's header (report/readme.py) in
+    the entry's README or the repository's README, compared with the row `arena row NAME`
+    prints from run_dir (default results/latest) when that run measured NAME: a stale cell is
+    a ✗ naming the column, the README's figure and the run's. A quick run is not compared
+    (its figures are not for the README), nor a run that lacks NAME."""
     for readme_path in (entry.folder / "README.md", entry.repo / "README.md"):
-        found = row.search(readme_path.read_text(errors="replace")) if readme_path.is_file() else None
+        found = readme.find_row(readme_path.read_text(errors="replace"), entry.name) if readme_path.is_file() else None
         if found:
-            return compare_row(entry, found.group(0), readme_path.relative_to(entry.repo), run_dir)
+            return compare_row(entry, found, readme_path.relative_to(entry.repo), run_dir)
     where = (entry.folder / "README.md").relative_to(entry.repo)
-    return Item("results row", FAIL, f"no line starting | `{entry.name}` in {where} (`arena row {entry.name}`)")
+    return Item(
+        "results row",
+        FAIL,
+        f"no line starting | `{entry.name}` under the results table's header in {where} (`arena row {entry.name}`)",
+    )
 
 
 def compare_row(entry: Entry, line: str, where: Path, run_dir: Path | None) -> Item:

@@ -159,13 +159,31 @@ def readme_order(view: View) -> list[str]:
     return sorted(names, key=key)
 
 
+def find_row(text: str, name: str) -> str | None:
+    """NAME's line in a results table of text (a table under HEADER's line), else None: a
+    line of another table that names the entry is not its row."""
+    header, under = HEADER.splitlines()[0], False
+    for line in text.splitlines():
+        if line.strip() == header:
+            under = True
+        elif not line.startswith("|"):
+            under = False
+        elif under and split(line)[0] == f"`{name}`":
+            return line
+    return None
+
+
+NOT_IN_RUN = (NONE, f"{NONE} · {NONE}")  # a cell the run holds no figure for
+
+
 def stale(readme_line: str, expected: list[str]) -> list[tuple[str, str, str]]:
-    """(column, README's cell, the run's cell) for every cell after the entry's name that
-    differs; a line with another number of cells differs in every column it lacks."""
+    """(column, README's cell, the run's cell) for every cell after the entry's name that the
+    run holds a figure for (it measured the mode, verified the entry…) and that differs; a
+    line with fewer cells lacks the rest."""
     have = split(readme_line)
     out = []
     for i, column in enumerate(COLUMNS[1:], start=1):
         mine = have[i] if i < len(have) else "(absent)"
-        if mine != expected[i]:
+        if expected[i] not in NOT_IN_RUN and mine != expected[i]:
             out.append((column, mine, expected[i]))
     return out
