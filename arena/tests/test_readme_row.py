@@ -169,6 +169,7 @@ def test_an_entry_divided_by_another_floor_names_it():
         s | {"entry": "floor-uring", "rps": s["rps"] / 2} for s in doc["samples"] if s["entry"] == "floor"
     ]
     assert readme.cells(view(doc), "rust")[4] == "2.15 of floor-uring"
+    assert readme.cells(view(doc), "floor-uring")[4] == "1.00"
 
 
 def test_the_readme_order_puts_php_fpm_first_then_the_capped_ranking():

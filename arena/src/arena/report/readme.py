@@ -65,7 +65,8 @@ def times_reference(row: Row | None) -> str:
 def of_floor(row: Row | None, run: Run) -> str:
     if row is None or row.of_floor is None:
         return NONE
-    named = "" if row.floor is None or row.floor is run.floor else f" of {row.floor.name}"
+    own = row.floor is None or row.floor is run.floor or row.entry.is_floor  # a floor is its own: 1.00
+    named = "" if own else f" of {row.floor.name}"
     return f"{row.of_floor:.2f}{named}"
 
 
