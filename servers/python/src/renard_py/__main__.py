@@ -40,13 +40,15 @@ def main() -> None:
     sys.stderr.flush()
 
     counter = SharedCounter() if config.threads > 1 else LocalCounter()
+    listening = SharedCounter() if config.threads > 1 else LocalCounter()  # open listeners
+    listening.add(config.threads)
     if config.threads > 1:
         import ctypes  # noqa: F401  (loaded once, before the fork: die_with_parent)
     children = []
     for index in range(1, config.threads):
         pid = os.fork()
         if pid == 0:
-            serve(config, listeners, index, counter, None)
+            serve(config, listeners, index, counter, None, listening)
             os._exit(0)
         children.append(pid)
 
@@ -55,7 +57,7 @@ def main() -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
 
-    worker = serve(config, listeners, 0, counter, forward)
+    worker = serve(config, listeners, 0, counter, forward, listening)
     reap(children, (worker.drain_ends or time.monotonic()) + 0.95)
     sys.exit(0)
 
@@ -82,7 +84,7 @@ def bind_all(config: configuration.Config) -> list[socket.socket]:
     return listeners
 
 
-def serve(config, listeners, index, counter, on_shutdown) -> Worker:
+def serve(config, listeners, index, counter, on_shutdown, listening) -> Worker:
     """Run worker `index` on its listener (closing the others' copies, so that a closed
     listener refuses at once) until its drain ends."""
     for other, sock in enumerate(listeners):
@@ -91,7 +93,7 @@ def serve(config, listeners, index, counter, on_shutdown) -> Worker:
     if on_shutdown is None:
         die_with_parent()
     loop = new_loop()
-    worker = Worker(config, counter, on_shutdown)
+    worker = Worker(config, counter, on_shutdown, listening)
     gc.freeze()  # start-up objects are never collected: keep them out of every GC pass
     try:
         worker.run(listeners[index], loop)

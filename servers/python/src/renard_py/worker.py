@@ -8,10 +8,12 @@ worker's own connections, as SPEC §7.5 allows.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import random
 import signal
+import socket
 import time
 from collections.abc import Callable
 
@@ -26,6 +28,7 @@ except ImportError:  # the standard loop serves
 
 SHUTDOWN_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 TICK_OFFSET = 0.001  # the timer runs this long after each whole wall-clock second
+LISTENERS_WAIT_S = 0.25  # longest wait, at the drain, for the other workers' listeners to close
 
 
 class LocalCounter:
@@ -56,8 +59,13 @@ class SharedCounter:
 
 
 class Worker:
-    def __init__(self, config: Config, counter, on_shutdown: Callable[[], None] | None = None):
+    def __init__(self, config: Config, counter,
+                 on_shutdown: Callable[[], None] | None = None, listening=None):
         self.config = config
+        if listening is None:  # a lone worker: only its own listener
+            listening = LocalCounter()
+            listening.add(1)
+        self.listening = listening  # workers whose listener is still open: see close_listener
         self.responses = Responses(config.location, config.count, time.time())
         self.max_response = self.responses.max_response
         self.count = config.count
@@ -83,9 +91,10 @@ class Worker:
     def run(self, sock, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on the listening `sock` until the drain ends."""
         self.loop = loop
-        factory = functools.partial(Connection, self)
+        self.sock = sock
+        self.factory = functools.partial(Connection, self)
         self.server = loop.run_until_complete(
-            loop.create_server(factory, sock=sock, backlog=4096))
+            loop.create_server(self.factory, sock=sock, backlog=4096))
         for signum in SHUTDOWN_SIGNALS:
             loop.add_signal_handler(signum, self.shutdown)
         # Blocked since start-up (a signal sent before now waits); unblocked once the loop
@@ -193,13 +202,32 @@ class Worker:
         self.shutting_down = True
         if self.on_shutdown is not None:
             self.on_shutdown()
-        self.server.close()
+        self.close_listener()
         window = min(self.config.drain_timeout, self.config.header_timeout)
         self.drain_ends = time.monotonic() + window
         self.loop.call_later(window, self.end_drain)
         self.loop.call_later(window + 0.9, self.loop.stop)
         if not self.conns:
             self.loop.stop()
+
+    def close_listener(self) -> None:
+        """SPEC §7.6 across workers: take what the kernel queued on this worker's listener
+        (served with `Connection: close`), make the listener refuse at once (shutdown: the
+        loop's own close takes effect only at its next turn), and wait, at most
+        LISTENERS_WAIT_S, until every worker has done the same before answering anything: a
+        client told to close must not reconnect to a sibling that has not seen the signal."""
+        with contextlib.suppress(OSError):  # BlockingIOError: the queue is empty
+            while True:
+                conn, _ = self.sock.accept()
+                conn.setblocking(False)
+                self.loop.create_task(self.loop.connect_accepted_socket(self.factory, conn))
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RD)
+        self.server.close()
+        deadline = time.monotonic() + LISTENERS_WAIT_S
+        if self.listening.add(-1) > 0:
+            while self.listening.add(0) > 0 and time.monotonic() < deadline:
+                time.sleep(0.001)
 
     def end_drain(self) -> None:
         """The window is over: close every connection that is not finishing a response."""
