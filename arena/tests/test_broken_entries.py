@@ -79,10 +79,16 @@ def test_a_bench_with_broken_entries_completes_measures_the_good_one_and_reports
     assert "failed samples" in p.stdout and "logs/stalls-keepalive-rep1.log" in p.stdout
 
 
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_writes_the_samples_measured_so_far_and_report_rebuilds_an_unfinished_run(tmp_path):
     argv = [sys.executable, "-m", "arena.cli", "--repo", str(FIXTURE_REPO), "bench", "good", "--quick"]
     argv += ["--no-verify", "--modes", "keepalive", "--reps", "30", "--results", str(tmp_path)]
-    bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as a terminal sends it: SIGINT at its default in the child, even when `make test`
+    # runs in the background (a shell starts a background job with SIGINT ignored).
+    bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not list(tmp_path.glob(f"*/{JOURNAL}")):

@@ -102,6 +102,9 @@ def test_run_prints_listening_line_and_sigint_stops_the_entry(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # SIGINT at its default in the child, as a terminal's Ctrl-C finds it, even when `make
+        # test` runs in the background (a shell starts a background job with SIGINT ignored).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         line = ""
