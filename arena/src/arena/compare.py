@@ -79,6 +79,17 @@ def _median_ratio(b, a, axis=-1):
     return np.median(b, axis=axis) / np.median(a, axis=axis)
 
 
+def _outcome(p: float, lo: float, hi: float, noise: float, alpha: float) -> str:
+    """The verdict on an interval [lo, hi] of B ÷ A and a p-value: significant when the test
+    rejects and the interval lies outside the noise band, no change when it lies inside."""
+    band_lo, band_hi = 1 / (1 + noise), 1 + noise
+    if p < alpha and (hi < band_lo or lo > band_hi):
+        return "significant"
+    if band_lo <= lo and hi <= band_hi:
+        return "no change"
+    return "inconclusive"
+
+
 def decide(
     a: list[float],
     b: list[float],
@@ -105,13 +116,7 @@ def decide(
     ).confidence_interval
     lo, hi = float(ci.low), float(ci.high)
     ratio = float(_median_ratio(np.asarray(b, float), np.asarray(a, float)))
-    band_lo, band_hi = 1 / (1 + noise), 1 + noise
-    if p < alpha and (hi < band_lo or lo > band_hi):
-        outcome = "significant"
-    elif band_lo <= lo and hi <= band_hi:
-        outcome = "no change"
-    else:
-        outcome = "inconclusive"
+    outcome = _outcome(p, lo, hi, noise, alpha)
     return Verdict(metric, ratio, lo, hi, p, outcome, higher_is_better, min(len(a), len(b)))
 
 
@@ -143,13 +148,7 @@ def decide_paired(
             rng=np.random.default_rng(seed),
         ).confidence_interval
         lo, hi = float(ci.low), float(ci.high)
-    band_lo, band_hi = 1 / (1 + noise), 1 + noise
-    if p < alpha and (hi < band_lo or lo > band_hi):
-        outcome = "significant"
-    elif band_lo <= lo and hi <= band_hi:
-        outcome = "no change"
-    else:
-        outcome = "inconclusive"
+    outcome = _outcome(p, lo, hi, noise, alpha)
     return Verdict(metric, float(np.median(ratios)), lo, hi, p, outcome, higher_is_better, len(ratios))
 
 

@@ -5,11 +5,10 @@ written into the run (`--run`: RUN/syscalls/syscalls.json)."""
 
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 
 from ..syscalls import MODES, EntryCounts, load
-from . import html, markdown
+from . import standalone
 from .tables import Part, Section, Table
 
 HEADING = "System calls per request (strace)"
@@ -64,13 +63,7 @@ def _method(doc: dict) -> str:
 def write_report(out_dir: Path) -> tuple[Path, Path]:
     """report.md and report.html beside out_dir/syscalls.json."""
     counted, doc = load(out_dir / FILE)
-    method, parts = _method(doc), sections(counted)
-    md = [f"# {markdown.cell(HEADING)}", "", markdown.cell(method), *markdown.sections(parts, 2)]
-    page = [f"<h1>{escape(HEADING)}</h1>", f"<p>{escape(method)}</p>", *html.sections(parts, 2)]
-    md_path, html_path = out_dir / "report.md", out_dir / "report.html"
-    md_path.write_text("\n".join(md) + "\n", encoding="utf-8")
-    html_path.write_text(html.page(HEADING, page), encoding="utf-8")
-    return md_path, html_path
+    return standalone.write_report(out_dir, HEADING, _method(doc), sections(counted))
 
 
 def run_part(run_dir: Path) -> list[Part]:
