@@ -6,13 +6,12 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
 import click
 
-from . import check, crossrun, instructions, newentry, outside, plan
+from . import check, crossrun, entrytests, instructions, newentry, outside, plan
 from .benchrun import run_bench
 from .commands.common import Failure, check_cpus, ensure_built, find_repo, load_entries, parse_listen
 from .commands.row import row_cmd
@@ -137,6 +136,7 @@ def test_cmd(ctx, entries):
 
     An `ours` entry whose runtime is missing fails too: its tests would otherwise be lost."""
     failed, ran = [], 0
+    log_dir = ctx.obj["repo"] / "results" / "logs"
     for e in load_entries(ctx, entries):
         if not e.test:
             continue
@@ -145,15 +145,21 @@ def test_cmd(ctx, entries):
             if e.kind == "ours":
                 failed.append(e.name)
             continue
-        if ensure_built(e, ctx.obj["repo"] / "results" / "logs") is not None:
+        if ensure_built(e, log_dir) is not None:
             failed.append(e.name)
             continue
+        log = log_dir / f"{e.name}.test.log"
+        log.unlink(missing_ok=True)
         for command in e.test:
             console.print(f"[bold]{e.name}[/]: {command}", highlight=False)
             ran += 1
-            if subprocess.run(command, shell=True, cwd=e.folder).returncode != 0:
+            if entrytests.run_logged(command, e.folder, log) != 0:
                 failed.append(e.name)
                 break
+    for name in dict.fromkeys(failed):
+        log = log_dir / f"{name}.test.log"
+        console.print(f"[red]FAIL[/] {name}: the last lines of {log}:", highlight=False)
+        console.print(entrytests.tail(log), markup=False, highlight=False)
     if failed:
         raise Failure(f"tests failed: {', '.join(dict.fromkeys(failed))}")
     if not ran:

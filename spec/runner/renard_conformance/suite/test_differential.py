@@ -36,7 +36,9 @@ def program_path(argv0: str, cwd: str | None) -> Path | None:
 
 def is_flagship(argv0: str, cwd: str | None) -> bool:
     program = program_path(argv0, cwd)
-    return program is not None and program.is_file() and program.samefile(differential.FLAGSHIP)
+    # the flagship may not be built yet: ensure_flagship, below, builds it for the comparison
+    flagship = differential.FLAGSHIP
+    return program is not None and program.is_file() and flagship.is_file() and program.samefile(flagship)
 
 
 @pytest.mark.scenario("same bytes as the flagship")
