@@ -15,11 +15,14 @@ from pathlib import Path
 from renard_conformance import conformance
 
 from . import conntrack, hostload
+from . import mix as mixes
 from .cgroup import CapError, CpuCap
 from .entries import Entry
+from .mix import DEFAULT_MIX
 from .model import Config, Mode, Sample, mode
 from .outside import Outside
 from .process import Launch, Server, StartError, free_port, launch_ready, start
+from .remote import Remote, pid_alive
 from .warmup import until_steady
 
 WRK_MARK = "arena-json "  # prefix of the machine-readable line printed by wrk/report.lua
@@ -29,9 +32,10 @@ class WrkError(Exception):
     pass
 
 
-def wrk_script(m: Mode, tmp: Path) -> Path:
-    """The Lua script for a mode: report.lua's done(), plus the mode's own request() if any."""
-    parts = [resources.files("arena.wrk").joinpath("report.lua").read_text()]
+def wrk_script(m: Mode, tmp: Path, mix_name: str = DEFAULT_MIX) -> Path:
+    """The Lua script for a mode: report.lua's done(), the request mix's request() (mix.py;
+    none for the default mix), then the mode's own request() if any (which uses the mix's paths)."""
+    parts = [resources.files("arena.wrk").joinpath("report.lua").read_text(), mixes.lua(mixes.mix(mix_name))]
     if m.script:
         parts.append(resources.files("arena.wrk").joinpath(m.script).read_text())
     path = tmp / f"{m.name}.lua"
@@ -195,6 +199,8 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
     stops. Warming up uncapped brings every mode to the same steady state (a JIT compiles at
     the same pace), so that a capped sample differs from a dedicated one by the cap alone.
     Raises SampleError for anything the entry (or, for conntrack, the machine) did wrong."""
+    if isinstance(entry, Remote):
+        return measure_remote(entry, mode_name, rep, cfg, scripts)
     m = mode(mode_name)
     launch = Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)
     try:
@@ -260,6 +266,55 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
     return sample
 
 
+def _check_remote(entry: Remote, when: str) -> None:
+    """One `GET` of the running server's URL must answer entry.expect; raises SampleError."""
+    try:
+        problem = entry.answer_problem()
+    except OSError as err:
+        problem = f"cannot connect: {err}"
+    if problem:
+        raise SampleError(f"{when}: {problem}")
+
+
+def measure_remote(entry: Remote, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
+    """One sample of a server the arena did not start (remote.py): checked, warmed up and
+    measured like an entry, never started or stopped; its CPU and memory from its process
+    tree when entry.pid is known, else None. Raises SampleError."""
+    m = mode(mode_name)
+    if m.capped:
+        raise SampleError(f"{mode_name}: a capped mode needs a server the arena starts (it makes the cgroup)")
+    _check_remote(entry, "before the run")
+    dropped_before = conntrack.drops()
+    try:
+        warmed = until_steady(
+            lambda s: wrk_rps(run_wrk(wrk_argv(entry.url, m, s, cfg, scripts[mode_name]), s)[0]),
+            cfg.warmup_s,
+            cfg.warmup_s,
+        )
+        cpu_before, jiffies_before = entry.cpu_seconds(), hostload.Jiffies.read()
+        wrk, client_cpu, wall = run_wrk(wrk_argv(entry.url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
+        cpu_after = entry.cpu_seconds()
+    except WrkError as err:
+        raise SampleError(_machine_fault(dropped_before) or str(err)) from None
+    steal = hostload.steal_share(jiffies_before, hostload.Jiffies.read(), _cpus(cfg.client_cpus))
+    load = hostload.load_1m()
+    peak_rss, pss = entry.peak_rss_bytes(), entry.pss_bytes()
+    if entry.pid is not None and not pid_alive(entry.pid):
+        raise SampleError(f"process {entry.pid} (--pid) exited during the run")
+    _check_remote(entry, "after the run")
+    if not wrk["requests"]:
+        errors = ", ".join(f"{k} {n}" for k, n in wrk["errors"].items() if n) or "none"
+        raise SampleError(f"answered no request during the run (wrk's errors: {errors})")
+    fault = _machine_fault(dropped_before)
+    if fault:
+        raise SampleError(fault)
+    server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    sample = Sample.from_wrk(entry.name, mode_name, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss)
+    sample.warmup_rps, sample.warmup_steady = warmed.rps or None, warmed.steady
+    sample.steal_share, sample.load_1m = steal, load
+    return sample
+
+
 def measure_startup(entry: Entry, cfg: Config) -> list[float]:
     """Milliseconds from exec to the first correct 302, cfg.startup_runs times; raises StartError."""
     return [
@@ -285,5 +340,6 @@ class Plan:
 
 
 def scripts_for(cfg: Config) -> dict[str, Path]:
+    """Each mode's wrk script with the run's request mix, in a new temporary folder."""
     tmp = Path(tempfile.mkdtemp(prefix="arena-wrk-"))
-    return {name: wrk_script(mode(name), tmp) for name in cfg.modes}
+    return {name: wrk_script(mode(name), tmp, cfg.mix) for name in cfg.modes}

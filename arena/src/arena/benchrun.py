@@ -17,12 +17,24 @@ from .machine import describe, first_line
 from .model import JOURNAL, Config, EntryRecord, Failure, Machine, Run, Sample, Verdicts, journal_line, mode
 from .outside import Outside
 from .process import StartError
+from .remote import Remote
 from .sections import tally
 from .ui import bar, build_with_spinner, console, spinner
 from .verify import verify_entry
 
 
 def _record(e: Entry) -> EntryRecord:
+    if isinstance(e, Remote):
+        return EntryRecord(
+            name=e.name,
+            language=e.language,
+            kind=e.kind,
+            description=e.description,
+            available=True,
+            url=e.url,
+            pid=e.pid,
+            unknown=e.unknowns(),
+        )
     return EntryRecord(
         name=e.name,
         language=e.language,
@@ -106,6 +118,9 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     run_dir = results.new_run_dir(results_dir, started)
     log_dir = run_dir / "logs"
     cfg = with_cap_or_without(cfg)
+    if any(isinstance(e, Remote) for e in chosen) and any(mode(m).capped for m in cfg.modes):
+        console.print("[yellow]a running server (--url) cannot be capped: the capped modes are left out[/]")
+        cfg = replace(cfg, modes=tuple(m for m in cfg.modes if not mode(m).capped), cpu_quota=None)
     records = {e.name: _record(e) for e in chosen}
     failures: list[Failure] = []
     samples: list[Sample] = []
@@ -160,7 +175,9 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     run = run_doc(unfinished)
     run.write(run_dir)
     results.point_latest(results_dir, run_dir)
-    if not interrupted:  # a partial run would read as a change of level in the history
+    # Not in the history: a partial run (it would read as a change of level), nor one that
+    # measured a running server by URL (its figures are not the repository's code).
+    if not interrupted and not any(isinstance(e, Remote) for e in chosen):
         history.append(run, repo, results_dir)
     return Outcome(run_dir, dropped, interrupted)
 
@@ -178,6 +195,8 @@ def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
 
     live = [e for e in chosen if records[e.name].available]
     for e in live:
+        if isinstance(e, Remote):  # nothing of it is on disk here
+            continue
         records[e.name].version = first_line([e.version], cwd=e.folder, shell=True)
         records[e.name].artifact_bytes = artifact_bytes(e)
         records[e.name].runtime_bytes = runtime_bytes(e)
@@ -188,7 +207,9 @@ def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
                 console.print(f"not verified {e.name}: the floor is not a conforming server")
             elif isinstance(e, Outside):
                 console.print(f"not verified {e.name}: GET {e.path} must answer {e.expect} before each sample")
-        to_verify = [e for e in live if e.kind != "floor" and not isinstance(e, Outside)]
+            elif isinstance(e, Remote):
+                console.print(f"not verified {e.name}: GET {e.url} must answer {e.expect} before and after each sample")
+        to_verify = [e for e in live if e.kind != "floor" and not isinstance(e, (Outside, Remote))]
         quick = " (quick)" if cfg.quick else ""
         with spinner() as p, ThreadPoolExecutor(plan.VERIFY_AT_ONCE) as pool:
             p.add_task(f"verifying {len(to_verify)} entries, {plan.VERIFY_AT_ONCE} at a time{quick}", total=None)
@@ -204,9 +225,10 @@ def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
                     p.console.print(f"verified {e.name}: {c['pass']} pass, {c['alt']} alt, {c['fail']} fail")
     live = [e for e in live if records[e.name].available]
 
+    started = [e for e in live if not isinstance(e, Remote)]  # a running server's start is not timed
     with bar() as p:
-        task = p.add_task("startup: exec to first correct 302", total=len(live) * cfg.startup_runs)
-        for e in live:
+        task = p.add_task("startup: exec to first correct 302", total=len(started) * cfg.startup_runs)
+        for e in started:
             try:
                 records[e.name].startup_ms = measure_startup(e, cfg)
             except StartError as err:

@@ -103,12 +103,12 @@ SAMPLE_SCHEMA = {
     "latency_us": {"p50": OPT_NUM, "p90": OPT_NUM, "p99": OPT_NUM, "max": OPT_NUM},  # null: not measured
     "errors": {"connect": int, "read": int, "write": int, "timeout": int},
     "non_3xx": int,
-    "server_cpu_s": NUM,
+    "server_cpu_s": OPT_NUM,  # null: not known (a server measured by URL without --pid)
     "cpu_us_per_req": OPT_NUM,
     "client_cpu_share": NUM,
-    "server_cpu_share": NUM,
-    "peak_rss_bytes": int,
-    "pss_bytes": int,
+    "server_cpu_share": OPT_NUM,
+    "peak_rss_bytes": (int, type(None)),
+    "pss_bytes": (int, type(None)),
     "client_bound": bool,
 }
 ENTRY_SCHEMA = {
@@ -198,6 +198,8 @@ def validate(doc: object) -> dict:
             _check(e["warmup_s"], int, f"entries[{i}].warmup_s")
         if "floor" in e:
             _check(e["floor"], str, f"entries[{i}].floor")
+        if "url" in e:
+            _check(e, {"url": str, "pid": (int, type(None)), "unknown": [str]}, f"entries[{i}]")
         if e["verify"] is not None:
             _check(e["verify"], VERIFY_SCHEMA, f"entries[{i}].verify")
             for key, spec in VERIFY_OPTIONAL.items():
@@ -217,6 +219,8 @@ def validate(doc: object) -> dict:
             _check(f["log"], OPT_STR, f"failures[{i}].log")
     if "unfinished" in doc:
         _check(doc["unfinished"], OPT_STR, "unfinished")
+    if "mix" in doc["config"]:
+        _check(doc["config"]["mix"], str, "config.mix")
     quota = doc["config"].get("cpu_quota")
     if quota is not None and (isinstance(quota, bool) or not isinstance(quota, NUM) or not 0 < quota <= 1):
         raise SchemaError(f"config.cpu_quota: must be a number in (0, 1] or null, got {quota!r}")
@@ -255,12 +259,14 @@ class Sample:
     latency_us: Latency
     errors: dict[str, int]  # socket errors by ERROR_KINDS
     non_3xx: int  # answers with a status >= 400 (wrk's errors.status)
-    server_cpu_s: float  # utime + stime of the server's process tree during the run
-    cpu_us_per_req: float | None  # None when no request was answered
+    # The server's CPU and memory are None when not known: a server the arena did not start,
+    # measured by URL without --pid (remote.py; null in run.json, allowed in schema 1 later).
+    server_cpu_s: float | None  # utime + stime of the server's process tree during the run
+    cpu_us_per_req: float | None  # None when no request was answered, or the CPU is unknown
     client_cpu_share: float  # wrk's CPU seconds per wall second
-    server_cpu_share: float
-    peak_rss_bytes: int
-    pss_bytes: int
+    server_cpu_share: float | None
+    peak_rss_bytes: int | None
+    pss_bytes: int | None
     client_bound: bool  # wrk's core was the bottleneck, not the server
     client_cpu_s: float | None = None
     wall_s: float | None = None
@@ -297,19 +303,22 @@ class Sample:
         wrk: dict,
         client_cpu_s: float,
         wall_s: float,
-        server_cpu_s: float,
-        peak_rss: int,
-        pss: int,
+        server_cpu_s: float | None,
+        peak_rss: int | None,
+        pss: int | None,
         cpu_limit: float = 1.0,
     ) -> Sample:
         """A sample from wrk's `arena-json` line (wrk/report.lua) and the /proc readings around it.
 
-        cpu_limit: the CPUs the server may use (its quota in a capped mode); the server is
-        saturated at CLIENT_BOUND_SHARE of it."""
+        server_cpu_s, peak_rss, pss: None when not known (a server the arena did not start,
+        without --pid; remote.py). cpu_limit: the CPUs the server may use (its quota in a
+        capped mode); the server is saturated at CLIENT_BOUND_SHARE of it; a server whose
+        CPU is unknown is taken as not saturated."""
         duration_s = wrk["duration_us"] / 1e6
         requests = wrk["requests"]
         client_share = client_cpu_s / wall_s
-        server_share = server_cpu_s / wall_s
+        server_share = None if server_cpu_s is None else server_cpu_s / wall_s
+        server_busy = server_share is not None and server_share >= CLIENT_BOUND_SHARE * cpu_limit
         timed = mode(mode_name).timed
         latency = Latency(**{k: wrk["latency_us"][k] if timed else None for k in ("p50", "p90", "p99", "max")})
         return cls(
@@ -322,13 +331,13 @@ class Sample:
             latency_us=latency,
             errors={k: wrk["errors"][k] for k in ERROR_KINDS},
             non_3xx=wrk["errors"]["status"],
-            server_cpu_s=round(server_cpu_s, 3),
-            cpu_us_per_req=round(server_cpu_s * 1e6 / requests, 3) if requests else None,
+            server_cpu_s=None if server_cpu_s is None else round(server_cpu_s, 3),
+            cpu_us_per_req=round(server_cpu_s * 1e6 / requests, 3) if requests and server_cpu_s is not None else None,
             client_cpu_share=round(client_share, 3),
-            server_cpu_share=round(server_share, 3),
+            server_cpu_share=None if server_share is None else round(server_share, 3),
             peak_rss_bytes=peak_rss,
             pss_bytes=pss,
-            client_bound=client_share >= CLIENT_BOUND_SHARE and server_share < CLIENT_BOUND_SHARE * cpu_limit,
+            client_bound=client_share >= CLIENT_BOUND_SHARE and not server_busy,
             client_cpu_s=round(client_cpu_s, 3),
             wall_s=round(wall_s, 3),
         )
@@ -426,6 +435,11 @@ class EntryRecord:
     # The floor its ratios are divided by (entry.toml `floor`; added to schema 1 later). None, in
     # older runs: the run's first floor, which was then the only one.
     floor: str | None = None
+    # A running server measured by URL (`arena bench --url`, remote.py; added to schema 1 later):
+    # its URL, its process when --pid named it, and what the run could not know of it, in words.
+    url: str | None = None
+    pid: int | None = None
+    unknown: list[str] = field(default_factory=list)
 
     @property
     def is_floor(self) -> bool:
@@ -453,6 +467,9 @@ class EntryRecord:
             instructions=[InstructionCount.load(c) for c in d.get("instructions", [])],
             warmup_s=d.get("warmup_s"),
             floor=d.get("floor"),
+            url=d.get("url"),
+            pid=d.get("pid"),
+            unknown=list(d.get("unknown", [])),
         )
 
     def to_json(self) -> dict:
@@ -476,6 +493,8 @@ class EntryRecord:
             d["warmup_s"] = self.warmup_s
         if self.floor is not None:
             d["floor"] = self.floor
+        if self.url is not None:
+            d.update(url=self.url, pid=self.pid, unknown=list(self.unknown))
         return d
 
 
@@ -513,6 +532,7 @@ class Config:
     cpu_quota: float | None = 0.5  # of one core, for the capped modes; None: not capped
     cap_problem: str | None = None  # why the capped modes could not run (they are left out)
     startup_runs: int = 3  # starts timed per entry; the median is the figure (not saved)
+    mix: str = "default"  # the request mix wrk sent (mix.py; added to schema 1 later, absent: default)
 
     def seconds_per_sample(self, warmup_s: float | None = None) -> float:
         """warmup_s: an entry's own warm-up (bench.warmup_s), when longer than the run's."""
@@ -525,12 +545,13 @@ class Config:
             modes=tuple(d["modes"]),
             cpu_quota=d.get("cpu_quota"),
             cap_problem=d.get("cap_problem"),
+            mix=d.get("mix", "default"),
         )
 
     def to_json(self) -> dict:
         d = {k: getattr(self, k) for k in RUN_SCHEMA["config"]}
         d["modes"] = list(self.modes)
-        d.update(cpu_quota=self.cpu_quota, cap_problem=self.cap_problem)
+        d.update(cpu_quota=self.cpu_quota, cap_problem=self.cap_problem, mix=self.mix)
         return d
 
 

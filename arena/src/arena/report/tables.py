@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..mix import words as mix_words
 from ..model import STEAL_LIMIT
 from ..sections import SECTIONS
 from ..stats import summarize
@@ -188,6 +189,7 @@ def method_lines(view: View) -> list[str]:
         f"{c.connections} connections) to CPU {fmt.text(c.client_cpus)}.",
         f"{c.repetitions} repetitions of {c.duration_s:g} s after a {c.warmup_s:g} s warm-up, per entry "
         "and mode, with entries interleaved (A B C A B C …).",
+        f"Requests sent (--mix {fmt.text(c.mix)}): {fmt.text(mix_words(c.mix))}.",
         *own_warmup(view),
         *machine_load(view),
         "Figures are the median with the min–max of the repetitions; CPU µs/req is the server's "

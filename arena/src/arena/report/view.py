@@ -341,6 +341,9 @@ def _warnings(view: View) -> list[str]:
                 f"{e.name} is divided by its own floor, {e.floor}, which this run did not measure: "
                 "it has no ratio to a floor here (bench it beside that floor)"
             )
+    for e in run.entries:
+        if e.url is not None:
+            out.append(f"{e.name} is a running server at {e.url}, measured as it was: {'; '.join(e.unknown)}")
     out += list(dict.fromkeys(mv.reference_problem for mv in view.modes if mv.reference_problem))
     for mv in view.modes:
         if mv.mode.latency_note and any(r.series for r in mv.rows):
