@@ -16,6 +16,9 @@ import click
 
 from ..build import needs_build
 from ..entries import Entry, ManifestError, discover, select
+from ..model import Run
+from ..report import console as report_console
+from ..report import write_run_reports
 from ..ui import build_with_spinner, console, err_console
 
 CPU_LIST_RE = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
@@ -85,3 +88,24 @@ def ensure_built(entry: Entry, log_dir: Path) -> str | None:
         f"[red]build of {entry.name} failed[/] ({result.failed_command}); log {result.log}:\n{result.tail()}"
     )
     return f"build failed: {result.failed_command} (log {result.log})"
+
+
+# --- a run's reports ----------------------------------------------------------------------
+
+
+def publish(run_dir: Path, reference: str | None = None):
+    """Writes report.md/report.html for a run directory, prints the ranked tables, the
+    warnings and the failed samples; returns the report's view."""
+    try:
+        run = Run.read(run_dir)
+    except (ValueError, OSError) as err:  # SchemaError and JSONDecodeError are ValueErrors
+        raise Failure(f"{run_dir / 'run.json'}: {err}") from None
+    view, md, html = write_run_reports(run, run_dir, reference)
+    for mv in view.modes:
+        console.print(report_console.ranked(view, mv))
+    for warning in view.warnings:
+        console.print(f"[yellow]warning[/]: {warning}", highlight=False)
+    if view.failed:
+        console.print(report_console.failed(view))
+    console.print(f"results: {run_dir / 'run.json'}\nreports: {md}\n         {html}")
+    return view
