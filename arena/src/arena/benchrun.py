@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import conntrack, history, instructions, plan, results
+from . import conntrack, distribution, history, instructions, plan, results
 from .bench import Plan, SampleError, measure_sample, measure_startup, scripts_for, warmup_s
 from .build import needs_build
 from .cgroup import probe
@@ -266,6 +266,8 @@ def _measure(steps: Plan, cfg: Config, run_dir: Path, log_dir: Path, samples: li
                 try:
                     item = measure_sample(e, mode_name, rep, cfg, scripts)
                     samples.append(item)
+                    if item.distribution is not None:
+                        results.append_line(run_dir / distribution.FILE, item.distribution.to_json())
                 except SampleError as err:
                     item = Failure(
                         e.name, mode_name, rep, err.reason, f"logs/{_sample_log(log_dir, e.name, mode_name, rep, err)}"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import results
+from .distribution import Distribution
 
 SCHEMA_VERSION = 1  # the history of the format is at the top of results.py
 # Beside run.json: each sample and failure appended as it is measured ({"sample": …} or
@@ -279,6 +280,9 @@ class Sample:
     # The server's CPU seconds from its cgroup's counter (capped modes: cpuacct.usage, ns, or
     # v2 usage_usec), beside server_cpu_s from /proc (10 ms ticks); None: not in a cgroup.
     cgroup_cpu_s: float | None = None
+    # Its latency histogram (distribution.py), written beside run.json in distribution.FILE
+    # as the sample is measured; never in run.json, and None in a sample read back from one.
+    distribution: Distribution | None = field(default=None, repr=False, compare=False)
 
     @property
     def under_steal(self) -> bool:
@@ -340,6 +344,7 @@ class Sample:
             client_bound=client_share >= CLIENT_BOUND_SHARE and not server_busy,
             client_cpu_s=round(client_cpu_s, 3),
             wall_s=round(wall_s, 3),
+            distribution=Distribution.from_wrk(entry, mode_name, rep, wrk) if timed else None,
         )
 
     @classmethod

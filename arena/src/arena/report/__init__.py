@@ -10,18 +10,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..model import Run
-from . import html, loads, markdown, warmups
+from . import csvfile, distributions, html, loads, markdown, warmups
 from .view import View, build
 
 __all__ = ["View", "build", "write_reports"]
 
 
 def write_reports(view: View, out_dir: Path) -> tuple[Path, Path]:
-    """Writes out_dir/report.md and out_dir/report.html; returns their paths in that order.
-    The latency and sweep results written into out_dir (`--run`) are included (loads.parts)."""
+    """Writes out_dir/report.md, out_dir/report.html and out_dir/results.csv (csvfile.py);
+    returns the reports' paths in that order. The latency and sweep results written into
+    out_dir (`--run`) are included (loads.parts), and the samples' latency distributions."""
     out_dir.mkdir(parents=True, exist_ok=True)
     md_path, html_path = out_dir / "report.md", out_dir / "report.html"
-    included = loads.parts(out_dir) + warmups.parts(view.run)
+    csvfile.write(view.run, out_dir)
+    included = loads.parts(out_dir) + warmups.parts(view.run) + distributions.parts(out_dir)
     md_path.write_text(markdown.render(view, included), encoding="utf-8")
     html_path.write_text(html.render(view, included), encoding="utf-8")
     return md_path, html_path
