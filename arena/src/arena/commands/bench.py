@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from .. import outside, plan
+from .. import outside, plan, remote
 from ..benchrun import run_bench
+from ..mix import DEFAULT_MIX, MIXES
 from ..model import DEFAULT_MODES, MODES, Config
 from .common import Failure, check_cpus, load_entries, publish
 
@@ -48,7 +49,30 @@ from .common import Failure, check_cpus, load_entries, publish
 )
 @click.option("--path", "target", default="/", show_default=True, help="With --cmd: the path requested.")
 @click.option(
-    "--expect", type=click.IntRange(100, 599), default=302, show_default=True, help="With --cmd: the status it answers."
+    "--expect",
+    type=click.IntRange(100, 599),
+    default=302,
+    show_default=True,
+    help="With --cmd or --url: the status it answers.",
+)
+@click.option(
+    "--mix",
+    "mix_name",
+    type=click.Choice(list(MIXES)),
+    default=DEFAULT_MIX,
+    show_default=True,
+    help="The requests wrk sends: default, every one GET /; seeded, 80% GET /, 15% /?seed=NAME, 5% /?cb=N.",
+)
+@click.option(
+    "--url",
+    default=None,
+    help="Measure the server running at this URL (not started by the arena), beside ENTRIES if named [none].",
+)
+@click.option(
+    "--pid",
+    type=click.IntRange(1),
+    default=None,
+    help="With --url: its process on this host, whose tree's CPU and memory are then measured.",
 )
 @click.pass_context
 def bench_cmd(
@@ -69,6 +93,9 @@ def bench_cmd(
     command,
     target,
     expect,
+    mix_name,
+    url,
+    pid,
 ):
     """Benchmark ENTRIES (default: all available) and write results/<run-id>/."""
     chosen_modes = tuple(m for m in modes.split(",") if m)
@@ -87,11 +114,23 @@ def bench_cmd(
         quick=quick,
         cpu_quota=cpu_quota,
         startup_runs=1 if quick else 3,
+        mix=mix_name,
     )
     for tool in ("wrk", "taskset"):
         if not shutil.which(tool):
             raise Failure(f"{tool} is not on PATH")
-    if command is None:
+    if pid is not None and url is None:
+        raise click.BadParameter("is only for a server measured by --url", param_hint="'--pid'")
+    if url is not None:  # a running server, alone unless ENTRIES are named
+        if command is not None:
+            raise click.BadParameter("give either --url or --cmd, not both", param_hint="'--url'")
+        try:
+            running = remote.remote_entry(url, pid, expect)
+        except remote.RemoteError as err:
+            hint = "'--pid'" if "process" in str(err) else "'--url'"
+            raise click.BadParameter(str(err), param_hint=hint) from None
+        chosen = [*(load_entries(ctx, entries) if entries else []), running]
+    elif command is None:
         chosen = load_entries(ctx, entries)
     else:  # an outside server, measured beside the floor and the reference unless ENTRIES are named
         if not target.startswith("/"):
