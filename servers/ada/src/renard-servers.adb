@@ -39,6 +39,35 @@ package body Renard.Servers is
       end Remove;
    end Open_Count;
 
+   --  The loops' listeners closed since the signal. SPEC §7.6: every listener is closed
+   --  before any answer tells a client to close, or a client told to reconnect could be
+   --  served by a loop that has not seen the signal yet.
+   protected Closed_Listeners is
+      --  One more closed, out of Total.
+      procedure Add (Total : Positive);
+      --  Open while every listener is closed.
+      entry Wait_For_All;
+   private
+      Closed   : Natural := 0;
+      Expected : Positive := Positive'Last;
+   end Closed_Listeners;
+
+   protected body Closed_Listeners is
+      procedure Add (Total : Positive) is
+      begin
+         Expected := Total;
+         Closed := Closed + 1;
+      end Add;
+      entry Wait_For_All when Closed >= Expected is
+      begin
+         null;
+      end Wait_For_All;
+   end Closed_Listeners;
+
+   --  The longest wait for the other loops' listeners (seconds): a loop that could not be set
+   --  up never closes one.
+   Listeners_Wait : constant Duration := 0.25;
+
    type Slot_Array is array (Natural range <>) of Connection;
    type Slot_Access is access Slot_Array;
    type Index_Array is array (Natural range <>) of Natural;
@@ -219,16 +248,24 @@ package body Renard.Servers is
       end loop;
    end Expire_All;
 
-   --  SIGTERM/SIGINT: stop listening at once; serve the open connections for the drain
-   --  window, every answer with Connection: close (SPEC §7.6).
+   --  SIGTERM/SIGINT: stop listening at once and wait (at most Listeners_Wait) until every
+   --  loop has; then serve the open connections for the drain window, every answer with
+   --  Connection: close (SPEC §7.6).
    procedure Begin_Shutdown (W : in out Worker; S : Shared) is
    begin
       W.Env.Shutting_Down := True;
       OS.Epoll_Delete (W.Poll, S.Shutdown);
-      OS.Close (W.Listener);
-      W.Listener := OS.No_FD;
       W.Drain_End := W.Env.Now
         + Nanoseconds'Min (S.Settings.Drain_Timeout, S.Settings.Header_Timeout);
+      OS.Close (W.Listener);
+      W.Listener := OS.No_FD;
+      Closed_Listeners.Add (S.Settings.Threads);
+      select
+         Closed_Listeners.Wait_For_All;
+      or
+         delay Listeners_Wait;
+      end select;
+      W.Env.Now := OS.Monotonic;
    end Begin_Shutdown;
 
    --  The window ended: what has nothing received or an incomplete head is closed
