@@ -1,0 +1,164 @@
+"""`arena bench --mix seeded`: the requests that reach a real renard (read off its own
+system calls with strace) are 80% `GET /`, 15% `/?seed=NAME` from the fixed list and 5%
+`/?cb=N`, pipelined ones too; two wrk runs send the same sequence; the run and its report
+say which mix was measured."""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from arena.bench import wrk_script
+from arena.entries import discover
+from arena.mix import MIXES, SEED_NAMES, lua
+from arena.model import mode
+from arena.process import Launch, free_port, launch_ready
+
+REPO = Path(__file__).resolve().parents[2]
+TARGET = re.compile(r"GET (\S+) HTTP/1\.1")
+
+
+def arena(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", "--repo", str(REPO), *args], capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture
+def renard():
+    """The flagship, started for the test (one thread, not pinned), stopped after it."""
+    for tool in ("wrk", "taskset", "strace"):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not on PATH")
+    entry = next((e for e in discover(REPO) if e.name == "rust"), None)
+    if entry is None or not entry.available or not (entry.folder / "bin" / "renard").is_file():
+        pytest.skip("servers/rust/bin/renard is not built (make build)")
+    server = launch_ready(entry, Launch(port=free_port(), threads=1))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class Traced:
+    """strace attached to a process: every read it makes, its bytes in full (-s)."""
+
+    def __init__(self, pid: int, out: Path):
+        self.out = out
+        self.proc = subprocess.Popen(
+            ["strace", "-f", "-p", str(pid), "-e", "trace=read,recvfrom,recvmsg,readv", "-s", "65536", "-o", str(out)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 10
+        line = ""
+        while "attached" not in line and time.monotonic() < deadline:  # strace says so on stderr
+            line = self.proc.stderr.readline()
+        assert "attached" in line, f"strace did not attach: {line!r}"
+
+    def stop(self) -> list[str]:
+        """Detaches; each read's data (one string per read system call that holds a request)."""
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        return [line for line in self.out.read_text(errors="replace").splitlines() if "GET " in line]
+
+
+def shares(targets: list[str]) -> Counter:
+    kinds = Counter()
+    for t in targets:
+        kinds["seed" if "?seed=" in t else "cb" if "?cb=" in t else "plain" if t == "/" else "other"] += 1
+    return kinds
+
+
+def test_the_mixes_are_what_they_say():
+    assert set(MIXES) == {"default", "seeded"}
+    assert lua(MIXES["default"]) == ""  # the default sends wrk's static request, as every earlier run
+    seeded = MIXES["seeded"]
+    assert (seeded.plain_per_mille, seeded.seeded_per_mille, seeded.busted_per_mille) == (800, 150, 50)
+    assert len(SEED_NAMES) == 16 and all(name.isalpha() for name in SEED_NAMES)
+
+
+def test_the_seeded_mix_reaches_the_server_in_its_proportions(renard, tmp_path):
+    """keepalive, close and pipeline16 through `arena bench --url`: what renard read."""
+    trace = Traced(renard.proc.pid, tmp_path / "trace.txt")
+    try:
+        p = arena(
+            "bench",
+            "--url",
+            f"http://127.0.0.1:{renard.port}/",
+            "--mix",
+            "seeded",
+            "--modes",
+            "keepalive,close,pipeline16",
+            "--duration",
+            "2",
+            "--warmup",
+            "0",
+            "--reps",
+            "1",
+            "--connections",
+            "8",
+            "--results",
+            str(tmp_path / "results"),
+        )
+    finally:
+        reads = trace.stop()
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    targets = [t for line in reads for t in TARGET.findall(line)]
+    kinds = shares(targets)
+    n = len(targets)
+    assert n >= 2000, f"too few requests to judge the shares: {n}"
+    assert kinds["other"] == 0, kinds
+    # The sequence is fixed (seeded), so these shares are the same in every run; the bounds
+    # are over 4 binomial standard deviations at n = 2000.
+    assert abs(kinds["seed"] / n - 0.15) < 0.03, kinds
+    assert abs(kinds["cb"] / n - 0.05) < 0.02, kinds
+    assert abs(kinds["plain"] / n - 0.80) < 0.035, kinds
+    assert {t.split("=", 1)[1] for t in targets if "?seed=" in t} <= set(SEED_NAMES)
+    assert all(re.fullmatch(r"/\?cb=[1-9][0-9]*", t) for t in targets if "?cb=" in t)
+    # A pipelined write (16 requests read at once) carries the mix too, not 16 copies of GET /.
+    pipelined = [t for line in reads if len(TARGET.findall(line)) >= 8 for t in TARGET.findall(line)]
+    assert len(pipelined) >= 1000, len(pipelined)
+    assert abs(shares(pipelined)["seed"] / len(pipelined) - 0.15) < 0.04, shares(pipelined)
+
+    run_dir = (tmp_path / "results" / "latest").resolve()
+    run = json.loads((run_dir / "run.json").read_text())
+    assert run["config"]["mix"] == "seeded"
+    assert "Requests sent (--mix seeded): 80% `GET /`, 15%" in (run_dir / "report.md").read_text()
+
+
+def run_wrk_traced(renard, script: Path, out: Path) -> list[str]:
+    trace = Traced(renard.proc.pid, out)
+    try:
+        wrk = subprocess.run(
+            ["wrk", "-t1", "-c1", "-d1s", "-s", str(script), f"http://127.0.0.1:{renard.port}/"],
+            capture_output=True,
+            timeout=60,
+        )
+    finally:
+        reads = trace.stop()
+    assert wrk.returncode == 0, wrk.stderr
+    return [t for line in reads for t in TARGET.findall(line)]
+
+
+def test_two_runs_send_the_same_sequence(renard, tmp_path):
+    """One connection: the wire's order is the order request() made them."""
+    script = wrk_script(mode("keepalive"), tmp_path, "seeded")
+    first = run_wrk_traced(renard, script, tmp_path / "first.txt")
+    second = run_wrk_traced(renard, script, tmp_path / "second.txt")
+    common = min(len(first), len(second))
+    assert common >= 300, (len(first), len(second))
+    assert first[:common] == second[:common]
+    assert shares(first[:common])["seed"] > 0 and shares(first[:common])["cb"] > 0
+
+
+def test_the_default_mix_sends_only_the_path(renard, tmp_path):
+    script = wrk_script(mode("keepalive"), tmp_path, "default")
+    targets = run_wrk_traced(renard, script, tmp_path / "default.txt")
+    assert targets and set(targets) == {"/"}
