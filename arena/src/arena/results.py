@@ -21,7 +21,15 @@ changes meaning or type, and keep reading the older versions):
   1-minute load average at its end), samples[].steal_retry (the sample repeats one taken
   under steal above model.STEAL_LIMIT: that one's steal_share) and samples[].cgroup_cpu_s
   (capped modes: the server's CPU seconds from its cgroup's counter, v1 cpuacct.usage or v2
-  cpu.stat usage_usec, beside server_cpu_s from /proc), each absent when not recorded.
+  cpu.stat usage_usec, beside server_cpu_s from /proc), each absent when not recorded;
+  config.mix (the request mix wrk sent, mix.py; absent: default, every request GET /);
+  entries[].url, .pid and .unknown (a running server measured by `arena bench --url`: its
+  URL, its process or null, what the run could not know of it in words), whose samples may
+  hold null in server_cpu_s, server_cpu_share, peak_rss_bytes and pss_bytes (no --pid).
+Beside run.json, distributions.jsonl holds each timed sample's latency histogram as it is
+measured (distribution.py: {entry, mode, rep, unit, per_decade, count, buckets: [[b, n]],
+percentiles_us}; added later), and results.csv one row per sample (report/csvfile.py,
+rewritten with the reports).
 Beside run.json, samples.jsonl holds each sample and failure as it was measured
 ({"sample": {...}} or {"failure": {...}}, one a line, added later): run.json is written
 before the samples with `unfinished` set, and `arena report` adds what samples.jsonl holds
