@@ -1,7 +1,8 @@
 """What every command module needs: the error that ends a command, the repository and its
-entries, option checks shared by several commands, and building an entry on demand.
+entries, option checks shared by several commands, building an entry on demand, and publishing
+a run's reports (bench and report).
 
-Imported by cli.py and by the command modules beside it (loadcli.py, syscallcli.py); it
+Imported by cli.py and by the command modules beside it (commands/*.py, loadcli.py); it
 imports none of them, so the commands' imports run one way (the import-linter contracts in
 arena/pyproject.toml hold it).
 """

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import click
 
-from . import results, syscalls
-from .commands.common import Failure, ensure_built, load_entries
-from .report import syscalls as report
-from .ui import console, err_console
+from .. import results, syscalls
+from ..model import Run
+from ..report import syscalls as report
+from ..report import write_run_reports
+from ..ui import console, err_console
+from .common import Failure, ensure_built, load_entries
 
 
 def _modes(value: str) -> tuple[str, ...]:
@@ -86,9 +88,6 @@ def syscalls_cmd(ctx, entries, requests, modes, warmup, results_dir, run):
 
 
 def _rewrite_run_report(run_dir: Path) -> None:
-    from .model import Run
-    from .report import write_run_reports
-
     try:
         write_run_reports(Run.read(run_dir), run_dir)
     except (ValueError, OSError) as err:
