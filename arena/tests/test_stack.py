@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_cli import arena, repo  # noqa: F401 (the fixture)
 
-from arena import stack
+from arena import stack, stackfront, stackread
 from arena.entries import discover
 from arena.model import Run
 from arena.report import write_run_reports
@@ -48,8 +48,8 @@ def test_a_wrong_stack_name_is_said(name, words):
 
 
 def test_the_png_has_the_size_asked_and_valid_chunks():
-    data = stack.png()
-    assert len(data) == stack.PNG_BYTES and data[:8] == b"\x89PNG\r\n\x1a\n"
+    data = stackfront.png()
+    assert len(data) == stackfront.PNG_BYTES and data[:8] == b"\x89PNG\r\n\x1a\n"
     at, kinds = 8, []
     while at < len(data):
         (length,) = struct.unpack(">I", data[at : at + 4])
@@ -61,15 +61,15 @@ def test_the_png_has_the_size_asked_and_valid_chunks():
 
 
 def test_split_clients_gives_every_k_a_bucket_within_100_percent():
-    http, location = stack.split_clients(21, "https://x/R-{n}.png")
+    http, location = stackfront.split_clients(21, "https://x/R-{n}.png")
     shares = [float(line.split("%")[0]) for line in http.splitlines() if "%" in line]
     assert len(shares) == 20 and sum(shares) < 100 and "* 21;" in http
     assert 'return 302 "https://x/R-$renard_k.png";' in location
 
 
 def test_a_full_handshake_mode_turns_resumption_off():
-    on = stack.tls_directives(Path("/c.pem"), Path("/k.pem"), True)
-    off = stack.tls_directives(Path("/c.pem"), Path("/k.pem"), False)
+    on = stackfront.tls_directives(Path("/c.pem"), Path("/k.pem"), True)
+    off = stackfront.tls_directives(Path("/c.pem"), Path("/k.pem"), False)
     assert "ssl_session_cache shared:" in on and "tickets" not in on
     assert "ssl_session_cache off" in off and "ssl_session_tickets off" in off
     assert "ssl_protocols TLSv1.2 TLSv1.3" in on and not on.endswith(";")
@@ -79,9 +79,9 @@ def test_a_full_handshake_mode_turns_resumption_off():
 @pytest.mark.parametrize("name", ["nginx-302", "nginx-png", "rust", "rust+unix"])
 def test_nginx_accepts_every_rendered_front_config(tmp_path, name):
     (s,) = [x for x in stack.resolve([name], entries()) if x.name == name]
-    cert, key = stack.make_certificate(tmp_path)
+    cert, key = stackfront.make_certificate(tmp_path)
     upstream = {"tcp": "127.0.0.1:9", "unix": f"unix:{tmp_path}/e.sock", None: None}[s.transport]
-    conf = stack.front_config(s, tmp_path, 4443, stack.tls_directives(cert, key, False), upstream)
+    conf = stackfront.front_config(s, tmp_path, 4443, stackfront.tls_directives(cert, key, False), upstream)
     assert "{{" not in conf and "listen 127.0.0.1:4443 ssl http2;" in conf
     (tmp_path / "nginx.conf").write_text(conf)
     p = subprocess.run(
@@ -95,14 +95,14 @@ def test_nginx_accepts_every_rendered_front_config(tmp_path, name):
 
 def test_proc_stat_is_read_with_a_name_holding_spaces_and_parentheses():
     line = "42 (php-fpm: pool (x)) S 1 42 42 0 -1 4194560 100 0 0 0 7 3 11 5 20 0 1 0 100 0 0"
-    assert stack.parse_stat(line) == ("php-fpm: pool (x)", 7 + 11, 3 + 5)
+    assert stackread.parse_stat(line) == ("php-fpm: pool (x)", 7 + 11, 3 + 5)
 
 
 def test_cpu_is_summed_by_process_name_and_a_new_process_counts_from_zero():
     before = {1: ("nginx", 100, 50), 2: ("nginx", 10, 10), 3: ("renard", 5, 5)}
     after = {1: ("nginx", 100, 60), 2: ("nginx", 40, 30), 3: ("renard", 15, 25), 4: ("renard", 2, 0)}
-    clk = stack.CLK_TCK
-    assert stack.cpu_by_process(before, after) == {
+    clk = stackread.CLK_TCK
+    assert stackread.cpu_by_process(before, after) == {
         "nginx": [round(30 / clk, 3), round(30 / clk, 3)],
         "renard": [round(12 / clk, 3), round(20 / clk, 3)],
     }
@@ -118,24 +118,24 @@ status codes: 0 2xx, 26990 3xx, 0 4xx, 10 5xx
 
 def test_h2load_summary_and_log_become_requests_status_and_percentiles():
     log = "".join(f"17956{i}\t302\t{d}\n" for i, d in enumerate(range(1, 101)))
-    figures = stack.parse_h2load(H2LOAD_OUT, log, 302)
+    figures = stackread.parse_h2load(H2LOAD_OUT, log, 302)
     assert figures["requests"] == 27000
     assert figures["errors"] == {"socket": 12, "status": 10}  # the 5xx are wrong answers, not speed
     assert figures["latency_us"] == {"p50": 50, "p99": 99}
-    assert stack.parse_h2load(H2LOAD_OUT, "", 200)["errors"]["status"] == 27000
+    assert stackread.parse_h2load(H2LOAD_OUT, "", 200)["errors"]["status"] == 27000
 
 
 def test_h2load_without_its_summary_or_without_http2_is_an_error():
     with pytest.raises(stack.StackError, match="no summary"):
-        stack.parse_h2load("connect: Connection refused\n", "", 302)
+        stackread.parse_h2load("connect: Connection refused\n", "", 302)
     with pytest.raises(stack.StackError, match="did not negotiate HTTP/2"):
-        stack.parse_h2load(H2LOAD_OUT.replace(": h2", ": http/1.1"), "", 302)
+        stackread.parse_h2load(H2LOAD_OUT.replace(": h2", ": http/1.1"), "", 302)
 
 
 def test_nearest_rank_percentile():
-    assert stack.percentile([], 99) is None
-    assert stack.percentile([5], 99) == 5
-    assert stack.percentile(list(range(1, 1001)), 99) == 990
+    assert stackread.percentile([], 99) is None
+    assert stackread.percentile([5], 99) == 5
+    assert stackread.percentile(list(range(1, 1001)), 99) == 990
 
 
 def test_samples_are_interleaved_stack_after_stack_then_mode_then_repetition():

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_stack import entries
 
-from arena import stack
+from arena import stack, stackfront
 from arena.build import needs_build
 from arena.model import Config
 
@@ -46,7 +46,7 @@ def rust():
 @pytest.fixture
 def cert(tmp_path):
     tmp_path.chmod(0o755)
-    return stack.make_certificate(tmp_path)
+    return stackfront.make_certificate(tmp_path)
 
 
 def test_nginx_tls_in_front_of_the_flagship_answers_302s_and_both_use_cpu(rust):
@@ -64,11 +64,11 @@ def test_nginx_tls_in_front_of_the_flagship_answers_302s_and_both_use_cpu(rust):
 
 def test_a_stack_whose_entry_is_gone_is_refused_before_it_is_measured(rust, cert):
     (s,) = [x for x in stack.resolve(["rust"], {"rust": rust}) if x.name == "rust"]
-    running = stack.start_stack(s, stack.MODES["keepalive"], "0", *cert)
+    running = stackfront.start_stack(s, stack.MODES["keepalive"], "0", *cert)
     try:
-        assert stack.answer_problem(s, running.port, cert[0]) == ""
+        assert stackfront.answer_problem(s, running.port, cert[0]) == ""
         running.entry.stop()
-        assert stack.answer_problem(s, running.port, cert[0]).startswith("answered 502")  # a fast, wrong answer
+        assert stackfront.answer_problem(s, running.port, cert[0]).startswith("answered 502")  # a fast, wrong answer
     finally:
         running.stop()
 
@@ -94,7 +94,7 @@ def reused(port: int, cafile: Path) -> bool:
 @pytest.mark.parametrize("mode,resumed", [("resumed", True), ("handshake", False)])
 def test_nginx_resumes_sessions_only_where_the_mode_says(cert, mode, resumed):
     baseline = stack.BASELINES["nginx-302"]
-    running = stack.start_stack(baseline, stack.MODES[mode], "0", *cert)
+    running = stackfront.start_stack(baseline, stack.MODES[mode], "0", *cert)
     try:
         assert reused(running.port, cert[0]) is resumed
     finally:
