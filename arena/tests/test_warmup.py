@@ -1,6 +1,7 @@
 """Warm means warm (issue 28): the warm-up runs until the last three 1-second windows are
-within 5% of each other, at least the run's warm-up and at most its bound; the windows go
-through run.json and into the report. Windows are given by a stand-in, not timed."""
+within 5% of each other (by CPU per request when every window gives it, else requests/s), at
+least the run's warm-up and at most its bound; the windows go through run.json and into the
+report. Windows are given by a stand-in, not timed."""
 
 import json
 from pathlib import Path
@@ -44,6 +45,34 @@ def test_a_bound_under_three_seconds_is_one_run_not_judged():
     assert warmup.until_steady(run_window, bound_s=1, minimum_s=1) == warmup.Warmup([50_000.0], None)
     assert asked == [1]
     assert warmup.until_steady(run_window, bound_s=0).rps == []
+
+
+def test_cpu_per_request_decides_when_every_window_has_it_so_a_cold_plateau_is_not_steady():
+    # java-seed, a new connection per request, 25 Nov at load 8-10: requests/s flat at
+    # seconds 3-5 while the CPU per request was still 2.6 times its compiled cost
+    rps = [500, 2_200, 2_600, 2_500, 2_600, 2_200, 3_500, 6_400, 5_300, 6_100, 3_700, 3_300, 3_600]
+    cpu = [841.5, 219.4, 180.5, 141.1, 141.4, 153.3, 129.2, 63.9, 94.5, 53.7, 55.7, 54.2, 55.8]
+    run_window, _ = stand_in([warmup.Window(r, c) for r, c in zip(rps, cpu, strict=True)])
+    got = warmup.until_steady(run_window, bound_s=15, minimum_s=1)
+    assert got.steady is True and got.judged_on == "cpu"
+    assert got.seconds == 12 and got.cpu_us[-3:] == [53.7, 55.7, 54.2]
+    assert got.rps == rps[:12]
+    # the same requests/s alone end it at second 5, cold
+    run_window, _ = stand_in(rps)
+    assert warmup.until_steady(run_window, bound_s=15, minimum_s=1).seconds == 5
+
+
+def test_a_window_without_cpu_falls_back_to_requests_per_second():
+    windows = [warmup.Window(100.0, 9.0), warmup.Window(100.0, None), warmup.Window(101.0, 30.0)]
+    run_window, _ = stand_in(windows)
+    got = warmup.until_steady(run_window, bound_s=5, minimum_s=1)
+    assert got.steady is True and got.cpu_us is None and got.judged_on == "rps" and got.seconds == 3
+
+
+def test_a_short_bound_keeps_the_one_window_cpu():
+    run_window, asked = stand_in([warmup.Window(50_000.0, 12.5)])
+    assert warmup.until_steady(run_window, bound_s=2) == warmup.Warmup([50_000.0], None, [12.5])
+    assert asked == [2]
 
 
 def test_the_windows_go_through_run_json_and_the_report_shows_them():
