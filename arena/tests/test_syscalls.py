@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import syscalls
+from arena import syscallclient, syscalls, syscallstrace
 from arena.build import build, needs_build
 from arena.cli import main
 from arena.entries import discover, select
@@ -32,13 +32,13 @@ SUMMARY = """\
 
 
 def test_the_strace_summary_is_read_by_name_without_the_total():
-    assert syscalls.parse_summary(SUMMARY) == {"sendto": 2000, "recvfrom": 2001, "epoll_pwait": 2001}
+    assert syscallstrace.parse_summary(SUMMARY) == {"sendto": 2000, "recvfrom": 2001, "epoll_pwait": 2001}
 
 
 def test_calls_per_request_are_the_difference_of_the_windows_over_ten_n():
     small = {"recvfrom": 101, "sendto": 100, "epoll_pwait": 102, "accept4": 1}
     large = {"recvfrom": 1101, "sendto": 1100, "epoll_pwait": 1102, "accept4": 1, "futex": 5}
-    got = syscalls.per_request(small, large, 100)
+    got = syscallstrace.per_request(small, large, 100)
     assert got == {"epoll_pwait": 1.0, "recvfrom": 1.0, "sendto": 1.0, "futex": 0.005}  # accept4: cancelled
 
 
@@ -177,8 +177,8 @@ def test_answers_are_counted_by_content_length_or_chunked_body():
         b"HTTP/1.1 302 Found\r\nContent-Length: 2\r\n\r\nok"
         b"HTTP/1.1 302 Found\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
     )
-    assert syscalls.answers_in(buffer) == 2  # the third's body has not all arrived
+    assert syscallclient.answers_in(buffer) == 2  # the third's body has not all arrived
     buffer += b"\r\n"
-    assert syscalls.answers_in(buffer) == 1 and buffer == bytearray()
+    assert syscallclient.answers_in(buffer) == 1 and buffer == bytearray()
     with pytest.raises(syscalls.CountError, match="404"):
-        syscalls.answers_in(bytearray(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))
+        syscallclient.answers_in(bytearray(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))

@@ -21,16 +21,15 @@ trip), `pipeline16` (one connection, 16 requests per write, all 16 answers read 
 next write), `close` (a new connection per request with `Connection: close`, read until the
 server closes). Requests have the bytes instructions.py sends. Every wait is bounded in
 time; every loop in count.
+
+Here the counting, the results file and the gate's decision; the client is syscallclient.py,
+strace attached and its summary read syscallstrace.py.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
-import signal
-import socket
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -38,18 +37,16 @@ from pathlib import Path
 
 from . import compare
 from .entries import Entry
-from .instructions import REQUEST
 from .process import Launch, Server, free_port, start
+from .syscallclient import MODES, WARMUP_REQUESTS, Client, warm_up
+from .syscallstrace import CountError, Strace, per_request, tasks
 
 SCHEMA = 1
-MODES = {"keepalive": 1, "pipeline16": 16, "close": 1}  # mode -> requests per write
 DEFAULT_REQUESTS = 400  # N: windows of N and 11 N requests
 QUICK_REQUESTS = 80
 IDLE_S = 2.0  # the idle window that measures the background
-WARMUP_REQUESTS = 2000  # sequential keep-alive requests before counting (and warmup_s seconds)
 WARMUP_CAP_S = 30.0  # an entry's warmup_s is honoured up to this
 WINDOW_TIMEOUT_S = 300.0  # one window under strace, attach to detach
-ATTACH_TIMEOUT_S = 20.0
 READY_TIMEOUT_S = 60.0
 # a count of a native entry (one thread, no runtime) repeats within this many calls per
 # request; the gate's tolerance for a change (plus the entry's measured background)
@@ -77,11 +74,6 @@ RUNTIME_CALLS = frozenset(
         "sched_getaffinity",
     }
 )
-CLOSE_REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-
-
-class CountError(Exception):
-    """A count that could not be taken; str() says why in one line first."""
 
 
 def available() -> str | None:
@@ -206,234 +198,6 @@ METHOD = (
 )
 
 
-# ---- strace ----------------------------------------------------------------------------
-
-# `strace -c -U calls,name`: "  2000 sendto" lines between dashes, then "  6002 total"
-_LINE = re.compile(r"^\s*(\d+)\s+([a-z_0-9]+)\s*$")
-
-
-def parse_summary(text: str) -> dict[str, int]:
-    """strace's `-c -U calls,name` summary as {name: calls}, without the total."""
-    calls: dict[str, int] = {}
-    for line in text.splitlines():
-        m = _LINE.match(line)
-        if m and m.group(2) != "total":
-            calls[m.group(2)] = calls.get(m.group(2), 0) + int(m.group(1))
-    return calls
-
-
-def per_request(small: dict[str, int], large: dict[str, int], n: int) -> dict[str, float]:
-    """(large - small) / 10 n by name, largest first; names whose difference is 0 left out."""
-    names = set(small) | set(large)
-    out = {name: (large.get(name, 0) - small.get(name, 0)) / (10 * n) for name in names}
-    return dict(sorted(((k, round(v, 4)) for k, v in out.items() if v != 0), key=lambda kv: (-kv[1], kv[0])))
-
-
-def _tasks(pids: list[int]) -> list[tuple[int, int]]:
-    """(pid, tid) of every thread of pids that still exists."""
-    out = []
-    for pid in pids:
-        try:
-            out += [(pid, int(t.name)) for t in Path(f"/proc/{pid}/task").iterdir()]
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return out
-
-
-def _traced(pid: int, tid: int) -> bool:
-    try:
-        for line in Path(f"/proc/{pid}/task/{tid}/status").read_text().splitlines():
-            if line.startswith("TracerPid:"):
-                return int(line.split()[1]) != 0
-    except (FileNotFoundError, ProcessLookupError):
-        return True  # gone: nothing to wait for
-    return False
-
-
-class Strace:
-    """`strace -f -c` attached to every process of a tree; stop() detaches and returns the
-    calls by name. The constructor returns once every thread of the tree is traced."""
-
-    def __init__(self, pids: list[int], out: Path):
-        self.out = out
-        argv = ["strace", "-f", "-qq", "-c", "-U", "calls,name", "-o", str(out)]
-        for pid in pids:
-            argv += ["-p", str(pid)]
-        self.log = out.with_suffix(".stderr")
-        with self.log.open("wb") as err:
-            self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + ATTACH_TIMEOUT_S
-        while not all(_traced(p, t) for p, t in _tasks(pids)):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise CountError(f"strace did not attach to {pids} within {ATTACH_TIMEOUT_S:g} s: {self._stderr()}")
-            time.sleep(0.01)
-        self.started = time.monotonic()
-
-    def _stderr(self) -> str:
-        return " | ".join(self.log.read_text(errors="replace").strip().splitlines()[-3:])
-
-    def stop(self) -> dict[str, int]:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-                raise CountError("strace did not detach within 30 s") from None
-        if not self.out.is_file():
-            raise CountError(f"strace wrote no summary: {self._stderr()}")
-        return parse_summary(self.out.read_text(errors="replace"))
-
-
-# ---- the client ------------------------------------------------------------------------
-
-
-class Closed(Exception):
-    """The server closed a keep-alive connection after `answered` answers of a write."""
-
-    def __init__(self, answered: int):
-        super().__init__(f"closed after {answered} answers")
-        self.answered = answered
-
-
-def _body_end(buffer: bytearray, start: int, head: bytes) -> int | None:
-    """Where the body that begins at `start` ends (Content-Length, or chunked as nginx sends
-    php-fpm's answers), None when it has not all arrived."""
-    lines = [line.partition(b":") for line in head.split(b"\r\n")[1:]]
-    fields = {name.strip().lower(): value.strip().lower() for name, _, value in lines}
-    if fields.get(b"transfer-encoding") == b"chunked":
-        at = start
-        while True:
-            eol = buffer.find(b"\r\n", at)
-            if eol < 0:
-                return None
-            size = int(bytes(buffer[at:eol]).split(b";")[0], 16)
-            at = eol + 2 + size + 2
-            if len(buffer) < at:
-                return None
-            if size == 0:
-                return at  # no trailers: a 302's empty chunked body ends "0\r\n\r\n"
-    end = start + int(fields.get(b"content-length", b"0"))
-    return end if len(buffer) >= end else None
-
-
-def answers_in(buffer: bytearray) -> int:
-    """Removes every complete answer from the front of buffer and returns how many; one that
-    is not a 302 raises CountError (a count of error answers would measure the wrong path)."""
-    count = 0
-    while (head_end := buffer.find(b"\r\n\r\n")) >= 0:
-        head = bytes(buffer[:head_end])
-        end = _body_end(buffer, head_end + 4, head)
-        if end is None:
-            break
-        if not head.startswith(b"HTTP/1.1 302 "):
-            status = head.split(b"\r\n")[0]
-            raise CountError(f"the server answered {status!r}, not a 302")
-        del buffer[:end]
-        count += 1
-    return count
-
-
-def _read_answers(conn: socket.socket, buffer: bytearray, want: int, deadline: float) -> None:
-    got = 0
-    while got < want:
-        if time.monotonic() > deadline:
-            raise CountError("the server did not answer in time under strace")
-        try:
-            data = conn.recv(65536)
-        except ConnectionResetError:
-            data = b""
-        if not data:
-            if buffer:
-                raise CountError("the server closed a keep-alive connection in the middle of an answer")
-            raise Closed(got)
-        buffer += data
-        got += answers_in(buffer)
-
-
-def _connect(port: int, deadline: float) -> socket.socket:
-    conn = socket.create_connection(("127.0.0.1", port), timeout=max(1.0, min(30.0, deadline - time.monotonic())))
-    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return conn
-
-
-def _close_request(port: int, deadline: float) -> None:
-    """One request on its own connection, read until the server closes it."""
-    with _connect(port, deadline) as conn:
-        conn.sendall(CLOSE_REQUEST)
-        got = bytearray()
-        while True:
-            if time.monotonic() > deadline:
-                raise CountError("the server did not answer in time under strace")
-            data = conn.recv(65536)
-            if not data:
-                break
-            got += data
-    if not got.startswith(b"HTTP/1.1 302 "):
-        raise CountError(f"the server answered {bytes(got[:40])!r}, not a 302")
-
-
-class Client:
-    """The load of one mode on a server; keep-alive modes keep one connection open between
-    windows (opened and checked with one request before the first). A server that closes a
-    keep-alive connection after its last answer (nginx's keepalive_requests) gets a new one,
-    counted in `reconnects`: its calls are part of that server's cost."""
-
-    def __init__(self, port: int, mode: str, deadline: float):
-        self.port, self.mode, self.per_write = port, mode, MODES[mode]
-        self.conn = None
-        self.reconnects = 0
-        self.buffer = bytearray()
-        if mode != "close":
-            self.conn = _connect(port, deadline)
-            self.send(self.per_write, deadline)
-
-    def send(self, requests: int, deadline: float) -> None:
-        """`requests` requests (a multiple of the mode's per write), every answer read."""
-        if self.conn is None:
-            for _ in range(requests):
-                _close_request(self.port, deadline)
-            return
-        batch = REQUEST * self.per_write
-        for _ in range(requests // self.per_write):
-            try:
-                self.conn.sendall(batch)
-                _read_answers(self.conn, self.buffer, self.per_write, deadline)
-            except (Closed, BrokenPipeError, ConnectionResetError) as closed:
-                left = self.per_write - (closed.answered if isinstance(closed, Closed) else 0)
-                self.conn.close()
-                self.reconnects += 1
-                self.conn = _connect(self.port, deadline)
-                self.conn.sendall(REQUEST * left)
-                try:
-                    _read_answers(self.conn, self.buffer, left, deadline)
-                except Closed:
-                    raise CountError("the server closed a new connection without answering") from None
-
-    def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-
-
-def warm_up(port: int, seconds: float, requests: int = WARMUP_REQUESTS) -> None:
-    """At least `requests` sequential keep-alive requests, and on for `seconds` (a JIT's
-    warmup_s), with a few of each other mode's shape; bounded by seconds + 60 s."""
-    end = time.monotonic() + seconds
-    deadline = end + 60.0
-    client = Client(port, "keepalive", deadline)
-    try:
-        done = 0
-        while done < requests or time.monotonic() < end:
-            client.send(100, deadline)
-            done += 100
-    finally:
-        client.close()
-    Client(port, "pipeline16", deadline).close()
-    Client(port, "close", deadline).send(20, deadline)
-
-
 # ---- counting ----------------------------------------------------------------------------
 
 
@@ -456,7 +220,7 @@ def _window(server: Server, client: Client | None, requests: int, out: Path) -> 
 
 
 def _threads(pids: list[int]) -> int:
-    return len(_tasks(pids))
+    return len(tasks(pids))
 
 
 def count_entry(
