@@ -85,11 +85,13 @@ def test_arena_test_runs_an_entrys_own_tests(tmp_path):
     folder = tmp_path / "servers" / "demo"
     folder.mkdir(parents=True)
     (example,) = code_blocks("toml")
+    own_tests = 'test = ["nim r --hints:off tests/all.nim"]'
+    assert own_tests in example  # the line replaced below, as the guide writes it
     passing = example.replace('["nim"]', '["sh"]').replace('"nim"', '"demo"').replace('["./build"]', "[]")
-    (folder / "entry.toml").write_text(passing.replace('test = ["nim c -r tests/all.nim"]', 'test = ["echo 3 passed"]'))
+    (folder / "entry.toml").write_text(passing.replace(own_tests, 'test = ["echo 3 passed"]'))
     run = [sys.executable, "-m", "arena.cli", "--repo", str(tmp_path), "test", "demo"]
     ok = subprocess.run(run, capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0 and "3 passed" in ok.stdout, ok.stdout + ok.stderr
-    (folder / "entry.toml").write_text(passing.replace('test = ["nim c -r tests/all.nim"]', 'test = ["false"]'))
+    (folder / "entry.toml").write_text(passing.replace(own_tests, 'test = ["false"]'))
     failed = subprocess.run(run, capture_output=True, text=True, timeout=60)
     assert failed.returncode == 1 and "tests failed: demo" in failed.stderr
