@@ -8,13 +8,16 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One thread's event loop (SPEC §7.5, §7.6): a selector over its own SO_REUSEPORT listener
  * and its connections. The only state shared between loops is the count of open connections
- * (for the cap). Deadlines need no timer wheel: each connection computes its one deadline from
- * its state, the loop keeps the earliest, and when it passes it sweeps its connections once.
+ * (for the cap) and, for the drain, the count of listeners still open. Deadlines need no
+ * timer wheel: each connection computes its one deadline from its state, the loop keeps the
+ * earliest, and when it passes it sweeps its connections once.
  * Everything a connection uses while it is served (buffers, parser, clock) is the loop's.
  */
 final class Loop implements Runnable {
@@ -22,6 +25,13 @@ final class Loop implements Runnable {
     private static final int INPUT_BUFFER = 128 * 1024;
     /** How long responses already begun may take after the drain window (SPEC §7.6: + 1 s). */
     private static final long FINISH_NANOS = 500_000_000L;
+    /**
+     * Longest wait, when the drain begins, for the other loops to close their listeners (ns):
+     * a loop the machine does not run for that long does not hold back the others' drain.
+     */
+    static final long LISTENERS_WAIT_NANOS = 250_000_000L;
+    /** LISTENERS_WAIT_NANOS, but for tests that need a longer wait to observe it. */
+    long listenersWaitNanos = LISTENERS_WAIT_NANOS;
 
     // The connection's environment while it is served.
     final byte[] input = new byte[INPUT_BUFFER];
@@ -41,6 +51,8 @@ final class Loop implements Runnable {
     private final Responses responses;
     private final SplittableRandom random;
     private final AtomicInteger open;
+    /** Counted down by each loop once its listener's descriptor is released (SPEC §7.6). */
+    private final CountDownLatch listenersOpen;
     private final Selector selector;
     private ServerSocketChannel listener;
     private ArrayList<Conn> conns = new ArrayList<>();
@@ -48,6 +60,8 @@ final class Loop implements Runnable {
     /** No connection's deadline is before this (nanoTime); Long.MAX_VALUE: none. */
     private long nextScan = Long.MAX_VALUE;
     private volatile boolean stopRequested;
+    /** nanoTime of the signal: the drain window counts from it. Written before stopRequested. */
+    private long signalAt;
     private long drainEnd, finishEnd;
     private boolean windowOver;
     /**
@@ -58,11 +72,17 @@ final class Loop implements Runnable {
     private int closesPending;
     private static final int MAX_CLOSES_PENDING = 4;
 
-    Loop(Config config, Responses responses, ServerSocketChannel listener, AtomicInteger open, long seed) throws IOException {
+    /**
+     * @param listenersOpen shared by every loop of the process, counting their listeners (one
+     *     each): a loop's drain answers nothing until it reaches zero (or LISTENERS_WAIT_NANOS)
+     */
+    Loop(Config config, Responses responses, ServerSocketChannel listener, AtomicInteger open,
+            CountDownLatch listenersOpen, long seed) throws IOException {
         this.config = config;
         this.responses = responses;
         this.listener = listener;
         this.open = open;
+        this.listenersOpen = listenersOpen;
         this.random = new SplittableRandom(seed);
         this.headerTimeoutNanos = config.headerTimeoutNanos;
         this.idleTimeoutNanos = config.idleTimeoutNanos;
@@ -72,8 +92,9 @@ final class Loop implements Runnable {
         listener.register(selector, SelectionKey.OP_ACCEPT);
     }
 
-    /** Begin the drain (SPEC §7.6); called from the signal's thread. */
-    void requestStop() {
+    /** Begin the drain (SPEC §7.6); called from the signal's thread with the signal's nanoTime. */
+    void requestStop(long signalNanos) {
+        signalAt = signalNanos;
         stopRequested = true;
         selector.wakeup();
     }
@@ -87,10 +108,11 @@ final class Loop implements Runnable {
         } finally {
             for (Conn conn : new ArrayList<>(conns)) close(conn);
             // NIO closes a registered channel's descriptor only when a selection deregisters
-            // its key; closing the selector does it for the listener closed by the drain, so
-            // that a loop with no connection left stops listening at once (SPEC §7.6), not
-            // when the process exits at the end of the window.
+            // its key: closing the selector does it for every connection (and for the listener
+            // of a loop that failed before its drain).
+            if (listener != null) closeQuietly(listener);
             closeQuietly(selector);
+            if (listener != null) listenersOpen.countDown(); // a failed loop holds back no drain
         }
     }
 
@@ -115,11 +137,13 @@ final class Loop implements Runnable {
     }
 
     private void onEvent(SelectionKey key) {
+        // The signal may come while a selection's events are handled: the rest of them are left
+        // to the selection after the drain began (the selector is level-triggered: they are
+        // reported again), so that nothing read after the signal is answered keep-alive, and
+        // nothing is answered before every loop has stopped listening.
+        if (stopRequested && !shuttingDown) return;
         now = System.nanoTime();
         date.update(System.currentTimeMillis());
-        // The signal's wakeup may come in the same selection as this event: the drain begins
-        // before it is handled, so that nothing read after the signal is answered keep-alive.
-        if (stopRequested && !shuttingDown) beginDrain();
         Object attachment = key.attachment();
         if (attachment == null) {
             acceptAll();
@@ -236,17 +260,32 @@ final class Loop implements Runnable {
     }
 
     /**
-     * SIGTERM/SIGINT: stop listening; serve for min(drain, header timeout) (SPEC §7.6). The
-     * listener's descriptor is released by the next selection, or by {@link #run}'s end.
-     * Called between selections or from an event: it closes no connection.
+     * SIGTERM/SIGINT: stop listening; serve for min(drain, header timeout) from the signal
+     * (SPEC §7.6). In an order that keeps "a new connection is refused" true across loops:
+     * this loop releases its listener's descriptor, then waits until every loop has released
+     * its own (at most LISTENERS_WAIT_NANOS) before it answers anything, so that a client
+     * told to close cannot reconnect to a loop that has not seen the signal yet.
+     * Called between selections: it closes no connection.
      */
-    private void beginDrain() {
-        shuttingDown = true;
+    private void beginDrain() throws IOException {
         if (listener != null) {
             closeQuietly(listener);
             listener = null;
+            // The descriptor goes when a selection deregisters the key; what this one
+            // reports is reported again by the next (level-triggered), and handled then.
+            selector.selectNow(ignored -> {});
+            listenersOpen.countDown();
         }
-        drainEnd = now + Math.min(config.drainTimeoutNanos, config.headerTimeoutNanos);
+        try {
+            listenersOpen.await(listenersWaitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            // Nothing interrupts a loop; the drain would go on without the wait (not marking
+            // the thread again: an interrupted thread's selections return at once).
+        }
+        now = System.nanoTime();
+        date.update(System.currentTimeMillis());
+        shuttingDown = true;
+        drainEnd = signalAt + Math.min(config.drainTimeoutNanos, config.headerTimeoutNanos);
         finishEnd = drainEnd + FINISH_NANOS; // serve() ends the window when it has passed
     }
 

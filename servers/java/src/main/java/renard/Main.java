@@ -8,6 +8,7 @@ import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -58,12 +59,13 @@ public final class Main {
 
         Responses responses = new Responses(config.location, config.count);
         AtomicInteger open = new AtomicInteger();
+        CountDownLatch listenersOpen = new CountDownLatch(config.threads);
         ByteBuffer seeds = entropy(8 * config.threads);
         Loop[] loops = new Loop[config.threads];
         Thread[] threads = new Thread[config.threads];
         try {
             for (int t = 0; t < config.threads; t++) {
-                loops[t] = new Loop(config, responses, listeners[t], open, seeds.getLong());
+                loops[t] = new Loop(config, responses, listeners[t], open, listenersOpen, seeds.getLong());
                 threads[t] = new Thread(null, loops[t], "renard-loop-" + t, LOOP_STACK);
             }
         } catch (IOException e) {
@@ -75,8 +77,9 @@ public final class Main {
         // SIGTERM/SIGINT run the shutdown hooks: drain every loop, then exit 0 (SPEC §7.6).
         long drainNanos = Math.min(config.drainTimeoutNanos, config.headerTimeoutNanos);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            long signalAt = System.nanoTime();
             stopping = true;
-            for (Loop loop : loops) loop.requestStop();
+            for (Loop loop : loops) loop.requestStop(signalAt);
             long deadline = System.nanoTime() + drainNanos + 950_000_000L;
             for (Thread thread : threads) {
                 try {

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ class ServerTest {
         Config config = Config.parse(flags, k -> null, 1, new StringBuilder());
         ServerSocketChannel listener = Main.bind(new InetSocketAddress("127.0.0.1", 0));
         port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
-        loop = new Loop(config, new Responses(config.location, config.count), listener, open, 42);
+        loop = new Loop(config, new Responses(config.location, config.count), listener, open, new CountDownLatch(1), 42);
         thread = new Thread(loop, "test-loop");
         thread.start();
     }
@@ -34,7 +35,7 @@ class ServerTest {
     @AfterEach
     void stop() throws InterruptedException {
         if (loop != null) {
-            loop.requestStop();
+            loop.requestStop(System.nanoTime());
             thread.join(5000);
         }
     }
@@ -170,7 +171,7 @@ class ServerTest {
             send(idle, GET);
             readResponses(idle, 1);
             Thread.sleep(100);
-            loop.requestStop();
+            loop.requestStop(System.nanoTime());
             Thread.sleep(200);
             boolean refused;
             try (Socket late = new Socket("127.0.0.1", port)) {
@@ -195,12 +196,93 @@ class ServerTest {
             readResponses(idle, 1);
             send(partial, "GET / HTTP/1.1\r\nHo");
             Thread.sleep(100);
-            loop.requestStop();
+            loop.requestStop(System.nanoTime());
             assertEquals("", readToClose(idle));
             assertEquals("", readToClose(partial));
         }
         thread.join(2000);
         assertFalse(thread.isAlive());
         assertEquals(0, open.get(), "every slot returned");
+    }
+
+    /** {@code loop} running on a thread of its own. */
+    private static Thread startLoop(Loop loop) {
+        Thread t = new Thread(loop, "test-loop-of-two");
+        t.start();
+        return t;
+    }
+
+    static int portOf(ServerSocketChannel listener) throws IOException {
+        return ((InetSocketAddress) listener.getLocalAddress()).getPort();
+    }
+
+    static boolean refused(int port) {
+        try (Socket late = new Socket("127.0.0.1", port)) {
+            late.setSoTimeout(1000);
+            return late.getInputStream().read() < 0; // closed unanswered: its listener was closed
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    @Test
+    void a_draining_loop_answers_nothing_until_every_loop_has_stopped_listening() throws Exception {
+        CountDownLatch listenersOpen = new CountDownLatch(2);
+        Config config = Config.parse(new String[] {"--drain-timeout", "2"}, k -> null, 1, new StringBuilder());
+        Responses responses = new Responses(config.location, config.count);
+        ServerSocketChannel[] listeners = {
+            Main.bind(new InetSocketAddress("127.0.0.1", 0)), Main.bind(new InetSocketAddress("127.0.0.1", 0))};
+        Loop first = new Loop(config, responses, listeners[0], open, listenersOpen, 1);
+        Loop second = new Loop(config, responses, listeners[1], open, listenersOpen, 2);
+        first.listenersWaitNanos = second.listenersWaitNanos = 30_000_000_000L; // the wait, not its bound
+        int firstPort = portOf(listeners[0]), secondPort = portOf(listeners[1]);
+        Thread firstThread = startLoop(first), secondThread = startLoop(second);
+        try (Socket told = new Socket("127.0.0.1", firstPort)) {
+            told.setSoTimeout(3000);
+            send(told, GET);
+            assertTrue(readResponses(told, 1).startsWith("HTTP/1.1 302 Found"));
+            first.requestStop(System.nanoTime());
+            send(told, GET);
+            Thread.sleep(300);
+            assertEquals(0, told.getInputStream().available(), "answered while the other loop still listens");
+            try (Socket other = new Socket("127.0.0.1", secondPort)) {
+                other.setSoTimeout(3000);
+                send(other, GET);
+                String answer = readResponses(other, 1);
+                assertTrue(answer.startsWith("HTTP/1.1 302 Found") && !answer.contains("Connection: close"), answer);
+                second.requestStop(System.nanoTime());
+                assertTrue(readToClose(told).endsWith("Connection: close\r\n\r\n"), "answered once both stopped listening");
+            }
+            assertTrue(refused(firstPort) && refused(secondPort), "both listeners closed");
+        } finally {
+            first.requestStop(System.nanoTime());
+            second.requestStop(System.nanoTime());
+            firstThread.join(5000);
+            secondThread.join(5000);
+        }
+        assertFalse(firstThread.isAlive() || secondThread.isAlive(), "both loops end");
+    }
+
+    @Test
+    void a_draining_loop_waits_for_a_stuck_sibling_only_up_to_its_bound() throws Exception {
+        CountDownLatch listenersOpen = new CountDownLatch(2); // the second loop never counts down
+        Config config = Config.parse(new String[] {"--drain-timeout", "2"}, k -> null, 1, new StringBuilder());
+        ServerSocketChannel listener = Main.bind(new InetSocketAddress("127.0.0.1", 0));
+        Loop alone = new Loop(config, new Responses(config.location, config.count), listener, open, listenersOpen, 3);
+        int port = portOf(listener);
+        Thread aloneThread = startLoop(alone);
+        try (Socket told = new Socket("127.0.0.1", port)) {
+            told.setSoTimeout(3000);
+            send(told, GET);
+            assertTrue(readResponses(told, 1).startsWith("HTTP/1.1 302 Found"));
+            alone.requestStop(System.nanoTime());
+            send(told, GET);
+            String answer = readToClose(told);
+            assertTrue(answer.startsWith("HTTP/1.1 302 Found") && answer.endsWith("Connection: close\r\n\r\n"), answer);
+        } finally {
+            alone.requestStop(System.nanoTime());
+            aloneThread.join(5000);
+        }
+        assertFalse(aloneThread.isAlive());
     }
 }
