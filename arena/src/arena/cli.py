@@ -1,5 +1,10 @@
-"""The `arena` command: entries (list, new, check), builds and tests (build, test, verify), measuring
-(run, bench, instructions, gate, latency, sweep, history) and reports (report, compare)."""
+"""The `arena` command: the group and its --repo, the one list of its commands (each in its own
+module under commands/; sweep, latency, history and stack in loadcli.py), and main(), which turns
+bad input into exit status 2 and a command's Failure into 1.
+
+Commands: entries (list, new, check), builds and tests (build, test, verify), measuring (run,
+bench, instructions, syscalls, gate, latency, sweep, stack, history) and reports (report, row,
+compare)."""
 
 from __future__ import annotations
 
@@ -8,12 +13,10 @@ from pathlib import Path
 
 import click
 
-from . import entrytests
-from .commands import bench, build, check, compare, gate, instructions, new, report, row, run, syscalls, verify
+from .commands import bench, build, check, compare, gate, instructions, new, report, row, run, syscalls, test, verify
 from .commands import list as list_
-from .commands.common import Failure, ensure_built, find_repo, load_entries
+from .commands.common import Failure, find_repo
 from .loadcli import COMMANDS as LOAD_COMMANDS
-from .ui import console
 
 __all__ = ["cli", "main"]
 
@@ -33,51 +36,13 @@ def cli(ctx: click.Context, repo: Path | None):
     ctx.obj = {"repo": find_repo(repo)}
 
 
-@cli.command("test")
-@click.argument("entries", nargs=-1)
-@click.pass_context
-def test_cmd(ctx, entries):
-    """Build each entry when needed, then run its own tests (`test` in entry.toml, in its
-    folder); exit 1 when one fails.
-
-    An `ours` entry whose runtime is missing fails too: its tests would otherwise be lost."""
-    failed, ran = [], 0
-    log_dir = ctx.obj["repo"] / "results" / "logs"
-    for e in load_entries(ctx, entries):
-        if not e.test:
-            continue
-        if not e.available:
-            console.print(f"[yellow]skip[/] {e.name}: {e.reason}")
-            if e.kind == "ours":
-                failed.append(e.name)
-            continue
-        if ensure_built(e, log_dir) is not None:
-            failed.append(e.name)
-            continue
-        log = log_dir / f"{e.name}.test.log"
-        log.unlink(missing_ok=True)
-        for command in e.test:
-            console.print(f"[bold]{e.name}[/]: {command}", highlight=False)
-            ran += 1
-            if entrytests.run_logged(command, e.folder, log) != 0:
-                failed.append(e.name)
-                break
-    for name in dict.fromkeys(failed):
-        log = log_dir / f"{name}.test.log"
-        console.print(f"[red]FAIL[/] {name}: the last lines of {log}:", highlight=False)
-        console.print(entrytests.tail(log), markup=False, highlight=False)
-    if failed:
-        raise Failure(f"tests failed: {', '.join(dict.fromkeys(failed))}")
-    if not ran:
-        raise Failure("no entry declares tests")
-
-
 # One visible list: every command and the module it lives in.
 for _command in (
     list_.list_cmd,
     new.new_cmd,
     check.check_cmd,
     build.build_cmd,
+    test.test_cmd,
     verify.verify_cmd,
     run.run,
     bench.bench_cmd,
