@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from .bench import warmup_s
 from .entries import Entry
 from .model import Config
+from .outside import Outside
+from .remote import Remote
 
 DURATION_S, WARMUP_S, REPETITIONS = 3, 1, 3
 QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
@@ -56,7 +58,11 @@ class Estimate:
 def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate:
     """The expected duration of a bench of these entries with cfg (builds not counted)."""
     per_verify = VERIFY_QUICK_S if cfg.quick else VERIFY_S
-    verified = [per_verify.get(e.kind, 0.0) for e in entries if verify and e.kind != "floor"]
+    # A running server (--url) is neither verified nor started; a --cmd server is not verified.
+    started = [e for e in entries if not isinstance(e, Remote)]
+    verified = [
+        per_verify.get(e.kind, 0.0) for e in started if verify and e.kind != "floor" and not isinstance(e, Outside)
+    ]
     verify_s = max(sum(verified) / VERIFY_AT_ONCE, max(verified, default=0.0))
     samples = len(entries) * len(cfg.modes) * cfg.repetitions
     per_entry = len(cfg.modes) * cfg.repetitions
@@ -65,7 +71,7 @@ def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate
         entries=len(entries),
         samples=samples,
         verify_s=verify_s,
-        starts_s=len(entries) * cfg.startup_runs * START_S,
+        starts_s=len(started) * cfg.startup_runs * START_S,
         samples_s=sum(per_entry * cfg.seconds_per_sample(warmup_s(e, cfg)) for e in entries),
         instructions_s=natives * INSTRUCTION_MODES * INSTRUCTIONS_S[cfg.quick],
     )
