@@ -154,3 +154,11 @@ def assert_distributions_and_csv(run_dir: Path, run: dict) -> None:
         assert int(row["requests"]) == s["requests"] and float(row["rps"]) == s["rps"]
         assert row["mix"] == "default" and row["run_id"] == run["run_id"]
         assert row["server_cpu_s"] == "" and row["cpu_us_per_req"] == ""  # null in run.json: an empty cell
+
+
+def test_the_plan_counts_no_verification_and_no_start_for_a_running_server():
+    from arena.model import Config
+    from arena.plan import estimate
+
+    e = estimate([remote_entry("http://127.0.0.1:9/")], Config(quick=True, modes=("keepalive",)))
+    assert e.verify_s == 0 and e.starts_s == 0 and e.samples == 1
