@@ -160,5 +160,5 @@ def test_the_plan_counts_no_verification_and_no_start_for_a_running_server():
     from arena.model import Config
     from arena.plan import estimate
 
-    e = estimate([remote_entry("http://127.0.0.1:9/")], Config(quick=True, modes=("keepalive",)))
+    e = estimate([remote_entry("http://127.0.0.1:9/")], Config(quick=True, modes=("keepalive",), repetitions=1))
     assert e.verify_s == 0 and e.starts_s == 0 and e.samples == 1
