@@ -94,6 +94,7 @@ def test_url_measures_a_running_server_and_says_what_it_cannot_know(renard, tmp_
     assert f"url is a running server at http://127.0.0.1:{renard.port}/" in report
     assert "CPU and memory unknown (no --pid)" in report
     assert not (tmp_path / "results" / "history.jsonl").exists()  # not the repository's code: not in its history
+    assert "not appended to history.jsonl" in p.stdout
     assert_distributions_and_csv(run_dir, run)
 
 

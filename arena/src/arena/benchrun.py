@@ -177,7 +177,10 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     results.point_latest(results_dir, run_dir)
     # Not in the history: a partial run (it would read as a change of level), nor one that
     # measured a running server by URL (its figures are not the repository's code).
-    if not interrupted and not any(isinstance(e, Remote) for e in chosen):
+    by_url = any(isinstance(e, Remote) for e in chosen)
+    if by_url:
+        console.print(f"not appended to {history.FILE}: the run measured a running server by URL", highlight=False)
+    if not interrupted and not by_url:
         history.append(run, repo, results_dir)
     return Outcome(run_dir, dropped, interrupted)
 
