@@ -96,6 +96,8 @@ int main(int argc, char **argv)
 
     shared.shutdown_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (shared.shutdown_fd < 0) fatal("eventfd");
+    errno = server_listeners_init(&shared.listeners, config->threads);
+    if (errno != 0) fatal("listeners");
     struct sigaction action = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
     sigemptyset(&action.sa_mask);
     if (sigaction(SIGTERM, &action, NULL) != 0 || sigaction(SIGINT, &action, NULL) != 0) fatal("signal handler");

@@ -19,6 +19,9 @@
 /* After the drain window, responses under way get this long before the loop returns
  * (SPEC §7.6: exit within the window plus 1 s). */
 #define DRAIN_FINISH_NS (NS / 2)
+/* Longest wait, when the drain begins, for the other threads to close their listeners: a
+ * thread the machine does not run for that long does not hold back the others' drain. */
+#define LISTENERS_WAIT_NS (NS / 4)
 
 int server_bind(const struct sockaddr *addr, socklen_t len)
 {
@@ -34,6 +37,20 @@ int server_bind(const struct sockaddr *addr, socklen_t len)
         return -1;
     }
     return fd;
+}
+
+int server_listeners_init(struct listeners *listeners, unsigned total)
+{
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc != 0) return rc;
+    rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0) rc = pthread_cond_init(&listeners->all_closed, &attr);
+    pthread_condattr_destroy(&attr);
+    if (rc == 0 && (rc = pthread_mutex_init(&listeners->lock, NULL)) != 0) pthread_cond_destroy(&listeners->all_closed);
+    listeners->closed = 0;
+    listeners->total = total;
+    return rc;
 }
 
 /* The connections of one thread, indexed by slot (the epoll token). */
@@ -184,18 +201,47 @@ static void expire(struct worker *w)
     }
 }
 
+/* Close this thread's listener and count it closed; the last one wakes the waiting threads. */
+static void close_listener(struct worker *w)
+{
+    struct listeners *listeners = &w->shared->listeners;
+    close(w->listen_fd);
+    w->listen_fd = -1;
+    pthread_mutex_lock(&listeners->lock);
+    if (++listeners->closed == listeners->total) pthread_cond_broadcast(&listeners->all_closed);
+    pthread_mutex_unlock(&listeners->lock);
+}
+
+/* Wait until every thread's listener is closed, at most LISTENERS_WAIT_NS. */
+static void wait_for_listeners(struct listeners *listeners)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    int64_t ns = until.tv_nsec + LISTENERS_WAIT_NS;
+    until.tv_sec += ns / NS;
+    until.tv_nsec = ns % NS;
+    pthread_mutex_lock(&listeners->lock);
+    while (listeners->closed < listeners->total)
+        if (pthread_cond_timedwait(&listeners->all_closed, &listeners->lock, &until) == ETIMEDOUT) break;
+    pthread_mutex_unlock(&listeners->lock);
+}
+
 /* SIGTERM/SIGINT: stop listening at once; serve the open connections for the drain
- * window, every answer with Connection: close (SPEC §7.6). */
+ * window, counted from the signal, every answer with Connection: close (SPEC §7.6). With
+ * several threads, no answer goes out before every listener is closed: a client told to
+ * close must not reconnect to another thread's listener that has not seen the signal yet.
+ * Every answer this thread sends after the signal comes after this call. */
 static void begin_shutdown(struct worker *w)
 {
     const struct config *config = &w->shared->config;
     w->env.shutting_down = true;
     epoll_ctl(w->epfd, EPOLL_CTL_DEL, w->shared->shutdown_fd, NULL);
-    close(w->listen_fd);
-    w->listen_fd = -1;
     int64_t window = config->drain_timeout_ns < config->header_timeout_ns ? config->drain_timeout_ns
                                                                           : config->header_timeout_ns;
     w->drain_end = w->env.now + window;
+    close_listener(w);
+    wait_for_listeners(&w->shared->listeners);
+    w->env.now = monotonic_ns();
 }
 
 /* The window ended: what has nothing received or an incomplete head is closed unanswered;
@@ -236,7 +282,7 @@ static void free_worker(struct worker *w)
             remove_conn(w, i);
             if (w->slots.size == 0) break;
         }
-    if (w->listen_fd >= 0) close(w->listen_fd);
+    if (w->listen_fd >= 0) close_listener(w); /* a loop that failed to start */
     close(w->epfd);
     free(w->env.input);
     free(w->env.out);

@@ -1,13 +1,24 @@
 /* Listeners and the event loop of one thread (SPEC §7.5, §7.6). Each thread owns a
  * SO_REUSEPORT listener on the same address, an epoll instance, and its connections; the
- * only state shared between threads is the count of open connections (for the cap). */
+ * state shared between threads is the count of open connections (for the cap) and, for
+ * the drain, the count of listeners closed. */
 #ifndef RENARD_SERVER_H
 #define RENARD_SERVER_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "config.h"
 #include "response.h"
+
+/* The listeners' part of the drain (SPEC §7.6): each thread closes its own listener and
+ * counts it here, then waits until every one is closed before it answers anything, so
+ * that a client told to close cannot reconnect to a thread that has not seen the signal. */
+struct listeners {
+    pthread_mutex_t lock;
+    pthread_cond_t all_closed; /* on CLOCK_MONOTONIC; broadcast when closed reaches total */
+    unsigned closed, total;    /* under lock */
+};
 
 /* What every thread reads; built once. */
 struct shared {
@@ -15,7 +26,11 @@ struct shared {
     struct redirects redirects;
     atomic_uint open;  /* open connections across all threads */
     int shutdown_fd;   /* eventfd written by the SIGTERM/SIGINT handler, never read */
+    struct listeners listeners;
 };
+
+/* Before any loop runs: total listeners, none closed yet; 0, or an errno value. */
+int server_listeners_init(struct listeners *listeners, unsigned total);
 
 /* A listening socket on addr with SO_REUSEPORT, or -1 with errno. */
 int server_bind(const struct sockaddr *addr, socklen_t len);
