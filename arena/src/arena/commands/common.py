@@ -95,7 +95,7 @@ def ensure_built(entry: Entry, log_dir: Path) -> str | None:
 
 
 def publish(run_dir: Path, reference: str | None = None):
-    """Writes report.md/report.html for a run directory, prints the ranked tables, the
+    """Writes report.md/report.html/results.csv for a run directory, prints the ranked tables, the
     warnings and the failed samples; returns the report's view."""
     try:
         run = Run.read(run_dir)
@@ -108,5 +108,6 @@ def publish(run_dir: Path, reference: str | None = None):
         console.print(f"[yellow]warning[/]: {warning}", highlight=False)
     if view.failed:
         console.print(report_console.failed(view))
-    console.print(f"results: {run_dir / 'run.json'}\nreports: {md}\n         {html}")
+    csv = run_dir / "results.csv"
+    console.print(f"results: {run_dir / 'run.json'}\n         {csv}\nreports: {md}\n         {html}")
     return view

@@ -16,6 +16,9 @@ What a rank rests on (issue 8, "rank servers, not wrk"):
   keeps its capped requests/s, its basis and a warning say the cap may distort it;
 - a run where no cgroup could be made: efficiency (requests per server CPU-second), in
   every mode.
+
+Longer than the arena's 350 lines on purpose: the ranking rules above are one decision,
+read together; split, a reader would have to follow the basis of a rank across files.
 """
 
 from __future__ import annotations
