@@ -224,6 +224,9 @@ async function shutdown(signal) {
     // already closed
   }
   hub.hold();
+  // Deno releases the listening descriptor only once the pending accept has settled (a
+  // connection made before that waits in the kernel's queue, then is reset): this process
+  // has stopped listening when the accept loop has ended, not when close() returns.
   if (index === 0) {
     for (const child of children) {
       try {
@@ -232,13 +235,14 @@ async function shutdown(signal) {
         // already gone
       }
     }
-    await Promise.all(children.map((child) => waitForWord(child.stdout, "stopped", HANDSHAKE_WAIT)));
+    await Promise.all([acceptEnded, ...children.map((child) => waitForWord(child.stdout, "stopped", HANDSHAKE_WAIT))]);
     for (const child of children) {
       const writer = child.stdin.getWriter();
       writer.write(encoder.encode("drain\n")).catch(() => {});
       writer.releaseLock();
     }
   } else {
+    await acceptEnded;
     Deno.stdout.writeSync(encoder.encode("stopped\n"));
     await Promise.race([fromPrimary, sleep(HANDSHAKE_WAIT)]);
   }
@@ -254,33 +258,38 @@ Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
 // The first line, once the signals are handled (SPEC §1).
 if (index === 0) Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundPort)));
 
-for (;;) {
-  let conn;
-  try {
-    conn = await listener.accept();
-  } catch {
-    if (signalled) break;
-    continue;
+/** Settles when the accept loop has ended, after the signal closed the listener. */
+const acceptEnded = acceptUntilClosed();
+
+async function acceptUntilClosed() {
+  for (;;) {
+    let conn;
+    try {
+      conn = await listener.accept();
+    } catch {
+      if (signalled) return;
+      continue;
+    }
+    const transport = new DenoTransport(conn);
+    const connection = hub.accept(transport);
+    const evicted = /** @type {DenoTransport | null} */ (hub.lastEvicted);
+    if (connection === null) {
+      transport.closed = true;
+      conn.close();
+      continue;
+    }
+    transport.connection = connection;
+    try {
+      conn.setNoDelay(true);
+    } catch {
+      // closed already: the read loop finds out
+    }
+    transport.readDone = transport.readLoop();
+    // Deno releases the descriptor of a closed connection only once its pending read has
+    // settled: after an eviction, wait for that before the next accept, so that the
+    // descriptors stay within the cap during a flood (SPEC §7.5). Only for that read: a
+    // timer turn per accept at the cap (1 to 6 ms) let 50 queued slowloris reconnections
+    // hold a fresh client in the kernel's accept queue for 100 ms and more.
+    if (evicted !== null) await evicted.readDone;
   }
-  const transport = new DenoTransport(conn);
-  const connection = hub.accept(transport);
-  const evicted = /** @type {DenoTransport | null} */ (hub.lastEvicted);
-  if (connection === null) {
-    transport.closed = true;
-    conn.close();
-    continue;
-  }
-  transport.connection = connection;
-  try {
-    conn.setNoDelay(true);
-  } catch {
-    // closed already: the read loop finds out
-  }
-  transport.readDone = transport.readLoop();
-  // Deno releases the descriptor of a closed connection only once its pending read has
-  // settled: after an eviction, wait for that before the next accept, so that the
-  // descriptors stay within the cap during a flood (SPEC §7.5). Only for that read: a
-  // timer turn per accept at the cap (1 to 6 ms) let 50 queued slowloris reconnections
-  // hold a fresh client in the kernel's accept queue for 100 ms and more.
-  if (evicted !== null) await evicted.readDone;
 }
