@@ -113,6 +113,7 @@ int main(int argc, char** argv)
 
     shared.shutdown_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (shared.shutdown_fd < 0) fatal("eventfd");
+    shared.listeners.expect(config.threads);
     struct sigaction action {};
     action.sa_handler = on_signal;
     action.sa_flags = SA_RESTART;

@@ -33,6 +33,9 @@ constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 // After the drain window, responses under way get this long (SPEC §7.6: exit within the
 // window plus 1 s).
 constexpr std::int64_t kDrainFinishNs = kNs / 2;
+// Longest wait, when the drain begins, for the other threads to close their listeners: a
+// thread the machine does not run for that long does not hold back the others' drain.
+constexpr std::chrono::milliseconds kListenersWait{250};
 // Submission queue entries; the completion queue is four times as large.
 constexpr unsigned kRingEntries = 512;
 // Provided buffers for receive: count (a power of two) and size. A head larger than one
@@ -79,6 +82,7 @@ public:
     }
     ~Worker()
     {
+        if (listener_) close_listener();  // a loop that failed to start
         for (char* b : pool_) std::free(b);
         for (int fd : closing_fds_) ::close(fd);
         for (auto& c : conns_) {
@@ -98,6 +102,7 @@ private:
     void on_accept(const io_uring_cqe& cqe);
     void expire();
     void begin_shutdown();
+    void close_listener();
     void end_drain();
     std::int64_t wake_at() const;
 
@@ -709,10 +714,14 @@ void Worker::expire()
 }
 
 // SIGTERM/SIGINT: stop listening at once; serve the open connections for the drain
-// window, every answer with Connection: close (SPEC §7.6).
+// window, counted from the signal, every answer with Connection: close (SPEC §7.6). With
+// several threads, no answer goes out before every listener is closed: a client told to
+// close must not reconnect to another thread's listener that has not seen the signal yet.
+// The completions after this one in the batch are handled after the wait.
 void Worker::begin_shutdown()
 {
     shutting_down_ = true;
+    drain_end_ = now_ + std::min(config_.drain_timeout_ns, config_.header_timeout_ns);
     if (accepts_in_flight_ > 0) {
         io_uring_sqe* s = ring_.sqe();
         io_uring_prep_cancel64(s, tag(Op::Accept), IORING_ASYNC_CANCEL_ALL);
@@ -721,8 +730,16 @@ void Worker::begin_shutdown()
     // The cancellation must reach the kernel before the listener is closed, or the pending
     // accept would keep the socket (and its queue) alive.
     io_uring_submit(ring_.get());
+    close_listener();
+    shared_.listeners.wait_all_closed(kListenersWait);
+    now_ = monotonic_ns();
+}
+
+// Closes this thread's listener and counts it closed.
+void Worker::close_listener()
+{
     listener_.reset();
-    drain_end_ = now_ + std::min(config_.drain_timeout_ns, config_.header_timeout_ns);
+    shared_.listeners.closed_one();
 }
 
 // The window ended: what the sockets already hold is answered; what has nothing received
@@ -746,6 +763,18 @@ void Worker::end_drain()
 }
 
 }  // namespace
+
+void Listeners::closed_one()
+{
+    const std::lock_guard<std::mutex> hold(lock_);
+    if (++closed_ == total_) all_closed_.notify_all();
+}
+
+void Listeners::wait_all_closed(std::chrono::milliseconds at_most)
+{
+    std::unique_lock<std::mutex> hold(lock_);
+    all_closed_.wait_for(hold, at_most, [this] { return closed_ >= total_; });
+}
 
 int bind_listener(const sockaddr* address, socklen_t len)
 {

@@ -1,12 +1,16 @@
 // Listeners and the io_uring loop of one thread (SPEC §7). Each thread owns a SO_REUSEPORT
 // listener on the same address, a ring, a provided-buffer ring and its connections; the
-// only state shared between threads is the count of open connections (for the cap).
+// state shared between threads is the count of open connections (for the cap) and, for the
+// drain, the count of listeners closed.
 #pragma once
 
 #include <sys/socket.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "config.hpp"
@@ -14,12 +18,32 @@
 
 namespace renard {
 
+// The listeners' part of the drain (SPEC §7.6): each thread closes its own listener and
+// counts it here, then waits until every one is closed before it answers anything, so that
+// a client told to close cannot reconnect to a thread that has not seen the signal yet.
+class Listeners {
+public:
+    // Before any thread runs: how many listeners there are.
+    void expect(std::uint32_t total) { total_ = total; }
+    // The calling thread's listener is closed.
+    void closed_one();
+    // Returns once every listener is closed, or after at_most.
+    void wait_all_closed(std::chrono::milliseconds at_most);
+
+private:
+    std::mutex lock_;
+    std::condition_variable all_closed_;
+    std::uint32_t closed_ = 0;  // under lock_
+    std::uint32_t total_ = 0;
+};
+
 // What every thread reads; built once.
 struct Shared {
     Config config;
     const Redirects* redirects = nullptr;
     std::atomic<std::uint32_t> open{0};  // open connections across all threads
     int shutdown_fd = -1;                // eventfd written on SIGTERM/SIGINT, never read
+    Listeners listeners;
 };
 
 // A listening socket on address with SO_REUSEPORT and TCP_NODELAY (inherited by accepted
