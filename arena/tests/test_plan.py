@@ -1,6 +1,13 @@
 """The bench states its plan; the defaults keep the contest to 100 s an entry (30 minutes for the 18
 entries it had when the budget was set; it grows with the contest, not per entry), --quick to 16 s an
-entry (plus the JIT entries' own warm-ups: a figure measured cold is wrong, not short)."""
+entry, each plus the JIT entries' own warm-ups: a figure measured cold is wrong, not short.
+
+The own warm-ups are bounded apart, from what they were measured to need (issue 28, 25 Nov, 1 s
+windows of a fresh process under the bench's load, load average 8-17 from other sessions, CPU per
+request settled within 10% of its level after 40 s; twice that, as warmup.py asks, since a warm-up
+ends early only once half its bound has run and it is steady): spring-boot 25-38 s -> 60 s bound,
+java-seed 7-8 s -> 16, servers/java 0-2 s -> 4, js-bun up to 4 s -> 8. Bounds, not durations: a
+warm-up that is steady after half its bound ends there."""
 
 from pathlib import Path
 
@@ -28,18 +35,27 @@ def config(quick: bool) -> Config:
     return Config(duration_s=plan.DURATION_S, warmup_s=plan.WARMUP_S, repetitions=plan.REPETITIONS)
 
 
-def test_the_whole_contest_takes_at_most_100_s_an_entry_with_the_defaults():
+def own_warm_ups(cfg: Config) -> float:
+    """Seconds the entries' own warm-ups add to a bench with cfg (their bound, every sample)."""
+    longer = [e for e in contest() if e.warmup_s > cfg.warmup_s]
+    return sum((e.warmup_s - cfg.warmup_s) * len(cfg.modes) * cfg.repetitions for e in longer)
+
+
+def test_the_whole_contest_takes_at_most_100_s_an_entry_plus_the_jit_entries_own_warm_ups():
     entries = contest()
     assert len(entries) >= 15
-    estimate = plan.estimate(entries, config(quick=False))
+    cfg = config(quick=False)
+    estimate = plan.estimate(entries, cfg)
     assert estimate.samples == len(entries) * len(DEFAULT_MODES) * 3
-    assert estimate.total_s < 100 * len(entries)
+    own = own_warm_ups(cfg)
+    assert 0 < own < 25 * 60  # 15 samples each: spring-boot 59 s, java-seed 15, js-bun 7, java 3 over the run's 1 s
+    assert estimate.total_s - own < 100 * len(entries)
 
 
 def test_quick_takes_at_most_16_s_an_entry_plus_the_jit_entries_own_warm_ups():
     cfg = config(quick=True)
-    own = sum((e.warmup_s - cfg.warmup_s) * len(cfg.modes) for e in contest() if e.warmup_s > cfg.warmup_s)
-    assert 0 < own < 2.5 * 60  # java-seed's 10 s and spring-boot's 15 s in each of 5 modes
+    own = own_warm_ups(cfg)
+    assert 0 < own < 8 * 60  # one sample in each of 5 modes: spring-boot 60 s, java-seed 16, js-bun 8, java 4
     assert plan.estimate(contest(), cfg).total_s - own < 16 * len(contest())
 
 
