@@ -9,7 +9,9 @@ from .entries import Entry
 
 COUNT = 21  # the spec's defaults, as every bench starts an entry
 LOCATION = "https://avatar.example.org/Renard-{n}.png"
-UPSTREAM_KEEPALIVE = 32  # idle connections nginx keeps to the entry
+UPSTREAM_KEEPALIVE = 64  # idle connections nginx keeps to the entry: as deploy/nginx-site.conf, at least
+# the load's 50 connections; with 32, nginx opened and closed a connection to the entry for 0.32 of
+# its requests (3.51 system calls per request in renard instead of 2.33)
 H2_STREAMS = 1  # h2load -m: streams in flight per connection (with -c 50: 50 in flight, as wrk)
 BASELINE = "nginx-302"  # what every stack's CPU per request is divided by
 DEFAULT = ("rust", "php-fpm")  # the stacks measured when none is named (beside the baselines)
