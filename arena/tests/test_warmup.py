@@ -98,9 +98,16 @@ def test_the_windows_go_through_run_json_and_the_report_shows_them():
     doc = json.loads((Path(__file__).parent / "fixtures" / "run_sample.json").read_text())
     run = Run.load(doc)
     run.samples[0].warmup_rps, run.samples[0].warmup_steady = [3000.0, 20000.0, 24000.0, 24500.0, 24200.0], True
+    run.samples[0].warmup_cpu_us = [310.0, 48.5, 40.1, 39.9, 40.3]
     again = Run.load(run.to_json())
     assert again.samples[0].warmup_rps == run.samples[0].warmup_rps and again.samples[0].warmup_steady is True
+    assert again.samples[0].warmup_cpu_us == run.samples[0].warmup_cpu_us
     assert again.samples[1].warmup_rps is None and "warmup_rps" not in again.to_json()["samples"][1]
+    assert "warmup_cpu_us" not in again.to_json()["samples"][1]
     (part,) = warmups.parts(again)
-    assert part.sections[0].table.rows[0][4:] == ["steady", "3.0k, 20.0k, 24.0k, 24.5k, 24.2k"]
+    assert part.sections[0].table.rows[0][4:] == [
+        "steady",
+        "310.00, 48.50, 40.10, 39.90, 40.30",
+        "3.0k, 20.0k, 24.0k, 24.5k, 24.2k",
+    ]
     assert part.sections[0].charts and "## Warm-up until steady" in markdown.render(build(again), [part])

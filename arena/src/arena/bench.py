@@ -23,7 +23,7 @@ from .model import Config, Mode, Sample, mode
 from .outside import Outside
 from .process import Launch, Server, StartError, free_port, launch_ready, start
 from .remote import Remote, pid_alive
-from .warmup import until_steady
+from .warmup import Window, until_steady
 
 WRK_MARK = "arena-json "  # prefix of the machine-readable line printed by wrk/report.lua
 
@@ -213,11 +213,16 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
     try:
         check_answer(entry, launch, server, "before the run")
         url = f"http://{launch.host}:{server.port}{entry.path if isinstance(entry, Outside) else '/'}"
-        warmed = until_steady(
-            lambda s: wrk_rps(run_wrk(wrk_argv(url, m, s, cfg, scripts[mode_name]), s)[0]),
-            warmup_s(entry, cfg),
-            cfg.warmup_s,
-        )
+
+        def warm_window(seconds: int) -> Window:
+            """One warm-up window: requests/s and the server's CPU µs per request (steadiness is
+            judged on the latter: a cold JIT's throughput can look steady, its cost cannot)."""
+            before = server.cpu_seconds()
+            wrk = run_wrk(wrk_argv(url, m, seconds, cfg, scripts[mode_name]), seconds)[0]
+            used_us = (server.cpu_seconds() - before) * 1e6
+            return Window(wrk_rps(wrk), round(used_us / wrk["requests"], 3) if wrk["requests"] else None)
+
+        warmed = until_steady(warm_window, warmup_s(entry, cfg), cfg.warmup_s)
         if m.capped:
             cap = CpuCap.create(cfg.cpu_quota)
             cap.add(server.tree_pids())
@@ -260,6 +265,7 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
         cpu_limit=cfg.cpu_quota if m.capped else 1.0,
     )
     sample.warmup_rps, sample.warmup_steady = warmed.rps or None, warmed.steady
+    sample.warmup_cpu_us = warmed.cpu_us or None
     sample.steal_share, sample.load_1m = steal, load
     if cgroup_before is not None and cgroup_after is not None:
         sample.cgroup_cpu_s = round(cgroup_after - cgroup_before, 6)
@@ -311,6 +317,7 @@ def measure_remote(entry: Remote, mode_name: str, rep: int, cfg: Config, scripts
     server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
     sample = Sample.from_wrk(entry.name, mode_name, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss)
     sample.warmup_rps, sample.warmup_steady = warmed.rps or None, warmed.steady
+    sample.warmup_cpu_us = warmed.cpu_us or None
     sample.steal_share, sample.load_1m = steal, load
     return sample
 

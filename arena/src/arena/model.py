@@ -137,6 +137,7 @@ class Sample:
     wall_s: float | None = None
     warmup_rps: list[float] | None = None  # the warm-up's 1 s windows (warmup.py); None: not in windows
     warmup_steady: bool | None = None  # it ended steady (True) or at its bound (False); None: not judged
+    warmup_cpu_us: list[float | None] | None = None  # the same windows' server CPU µs per request
     # The machine around the run (hostload.py; added to schema 1 later, None: not recorded):
     steal_share: float | None = None  # stolen ÷ all CPU time of the server's and wrk's CPUs during the run
     load_1m: float | None = None  # the 1-minute load average at the run's end
@@ -220,6 +221,7 @@ class Sample:
             wall_s=d.get("wall_s"),
             warmup_rps=d.get("warmup_rps"),
             warmup_steady=d.get("warmup_steady"),
+            warmup_cpu_us=d.get("warmup_cpu_us"),
             **{k: d.get(k) for k in SAMPLE_MACHINE},
         )
 
@@ -231,6 +233,8 @@ class Sample:
             d.update(client_cpu_s=self.client_cpu_s, wall_s=self.wall_s)
         if self.warmup_rps is not None:
             d.update(warmup_rps=self.warmup_rps, warmup_steady=self.warmup_steady)
+        if self.warmup_cpu_us is not None:
+            d["warmup_cpu_us"] = self.warmup_cpu_us
         d.update({k: getattr(self, k) for k in SAMPLE_MACHINE if getattr(self, k) is not None})
         note = mode(self.mode).latency_note
         if note:

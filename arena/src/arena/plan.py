@@ -9,8 +9,9 @@ busy machine: 15-40 % coefficient of variation; the quiet run of 22 Nov with 10-
 interleaved repetitions rather than long ones: 3 repetitions of 3 s after 1 s of warm-up
 (at least 1 s so that a JIT compiles the hot path before it is measured). --quick is a
 smoke test: 1 repetition of 1 s, no warm-up, but an entry's own `warmup_s` still applies (a
-JVM measured cold is wrong, not short): java-seed's 10 s and spring-boot's 15 s add about 2
-minutes to --quick (7 min for the contest) and about 6 to the defaults (29.5 min).
+JVM measured cold is wrong, not short): java 4 s, js-bun 8 s, java-seed 16 s and spring-boot
+60 s (each about twice what its CPU per request took to settle, 25 Nov) make --quick about
+12.6 min and the defaults about 49 min; a warm-up steady at half its bound ends sooner.
 
 Measured costs (23 Nov 2026, the 2-core KVM guest): a sample takes its warm-up and duration
 plus 0.1-0.5 s (start, one checked answer, stop); `verify` 13 s for an `ours` entry (quick

@@ -15,6 +15,8 @@ changes meaning or type, and keep reading the older versions):
   or the arena stopped while measuring; absent when it did); samples[].warmup_rps (the
   warm-up's 1 s windows, requests/s) and samples[].warmup_steady (true: it ended steady;
   false: at its bound; null: one run, not judged), absent when the warm-up was not windowed;
+  samples[].warmup_cpu_us (the same windows' server CPU µs per request, on which steadiness
+  was judged; absent in runs before it was recorded);
   entries[].floor (the floor entry its ratios are divided by, entry.toml `floor`; absent:
   the run's floor, which was then the only one); samples[].steal_share (stolen ÷ all CPU
   time of the server's and wrk's CPUs during the run, /proc/stat), samples[].load_1m (the

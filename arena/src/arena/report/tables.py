@@ -249,9 +249,9 @@ def own_warmup(view: View) -> list[str]:
         return []
     names = ", ".join(f"{fmt.text(e.name)} {e.warmup_s} s" for e in own)
     return [
-        f"Warmed up longer, by their own entry.toml (warmup_s: the time their throughput takes to settle, "
-        f"e.g. a JIT's): {names}. In every mode the warm-up runs on the server's whole core, and a capped "
-        "mode's cap applies after it."
+        "Warmed up longer, by their own entry.toml (warmup_s: about twice the time their CPU per request "
+        f"takes to settle, e.g. a JIT's): {names}. In every mode the warm-up runs on the server's whole "
+        "core, and a capped mode's cap applies after it."
     ]
 
 

@@ -1,7 +1,7 @@
 """The warm-up curves of a run (issue 28, "Warm means warm"): for every sample warmed up in
 1-second windows (warmup.py; entries whose warm-up is 3 s or more, the JVM and JS ones
-with their own `warmup_s`), its requests/s per window and whether it ended steady or at its
-bound; a chart per entry of its keep-alive samples' curves."""
+with their own `warmup_s`), its server CPU µs per request (when recorded) and requests/s per
+window, and whether it ended steady or at its bound; a chart per entry of its samples' curves."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ from .tables import Part, Section, Table
 HEADING = "Warm-up until steady"
 METHOD = (
     "Each sample's warm-up runs its own load (wrk, on the server's whole core, before any cap) in "
-    "1-second windows and ends once the last three windows' requests/s are within 5% of each other "
-    "(after the run's warm-up), or at the longer of the run's warm-up and the entry's warmup_s: "
-    "'steady' or 'at the bound (not steady)'. A bound under 3 s is one run, not judged, and not shown."
+    "1-second windows and ends once the last three windows' server CPU per request (requests/s in runs "
+    "that did not record it) are within 5% of each other, after the run's warm-up and at least half "
+    "of the bound, or at the bound, the longer of the run's warm-up and the entry's warmup_s: "
+    "'steady' or 'at the bound (not steady)'. A cold JIT's throughput can look steady while its CPU "
+    "per request is still falling, which is why CPU decides. A bound under 3 s is one run, not judged, "
+    "and not shown."
 )
 
 
@@ -26,11 +29,24 @@ def sections(run: Run) -> list[Section]:
     windowed = [s for s in run.samples if s.warmup_steady is not None]
     if not windowed:
         return []
-    table = Table(["entry", "mode", "rep", "seconds", "ended", "requests/s per 1 s window"], [], numeric={2, 3})
+    table = Table(
+        ["entry", "mode", "rep", "seconds", "ended", "CPU µs/req per 1 s window", "requests/s per 1 s window"],
+        [],
+        numeric={2, 3},
+    )
     for s in windowed:
         ended = {True: "steady", False: "at the bound (not steady)"}.get(s.warmup_steady, "not judged")
+        cpu = ", ".join(f"{v:.2f}" for v in s.warmup_cpu_us or [] if v is not None) or "–"
         table.rows.append(
-            [s.entry, s.mode, str(s.rep), str(len(s.warmup_rps or [])), ended, ", ".join(map(_k, s.warmup_rps or []))]
+            [
+                s.entry,
+                s.mode,
+                str(s.rep),
+                str(len(s.warmup_rps or [])),
+                ended,
+                cpu,
+                ", ".join(map(_k, s.warmup_rps or [])),
+            ]
         )
     charts = []
     for name in dict.fromkeys(s.entry for s in windowed):
