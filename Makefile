@@ -68,7 +68,8 @@ test-spec: setup $(RENARD)
 test-arena: setup
 	$(PYTEST) -q -m "not slow" arena/tests
 
-## test-slow: the arena's minutes-long tests (arena check rust end to end), left out of make test
+## test-slow: the arena's minutes-long tests (arena check rust end to end; CONTRIBUTING's Nim example from
+## arena new to arena check), left out of make test
 test-slow: setup $(RENARD)
 	$(PYTEST) -q -m slow arena/tests
 
