@@ -167,18 +167,22 @@ def test_at_the_cap_a_connection_with_unsent_responses_is_never_evicted(base_arg
             complete = offset // SEEDED_LEN
             rest = bytes(b"".join(requests)[offset : (complete + 1) * SEEDED_LEN]) if offset % SEEDED_LEN else b""
             wanted = complete + (1 if rest else 0)
-            got = drain(sock, rest, want_responses=wanted)
-            assert got == wanted, f"{got} responses to {wanted} requests: the stalled connection lost some"
+            got, seen, ended = drain(sock, rest, want_responses=wanted)
+            assert got == wanted, (
+                f"{got} redirects to {wanted} requests ({seen} responses, reading ended: {ended}): "
+                "the stalled connection lost some"
+            )
         finally:
             sock.close()
 
 
-def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float = 60.0) -> int:
-    """Sends rest while reading; returns the number of 302s read once want_responses
-    responses arrived (or at EOF or the deadline). What was read is counted, not kept."""
+def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float = 60.0) -> tuple[int, int, str]:
+    """Sends rest while reading until want_responses responses arrived, EOF, an error or the
+    deadline; returns (302s read, responses read, what ended it). What was read is counted,
+    not kept."""
     marker, status_line = b"HTTP/1.1 ", b"HTTP/1.1 302 Found\r\n"
     tails, responses, redirects = (b"", b""), 0, 0
-    view, deadline = memoryview(rest), time.monotonic() + limit_s
+    view, deadline, ended = memoryview(rest), time.monotonic() + limit_s, "deadline"
     while time.monotonic() < deadline and responses < want_responses:
         readable, writable, _ = select.select([sock], [sock] if view else [], [], 0.5)
         if writable:
@@ -189,15 +193,19 @@ def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float 
                 data = sock.recv(1 << 20)
             except BlockingIOError:
                 continue
-            except OSError:
+            except OSError as err:
+                ended = f"error {err}"
                 break
             if not data:
+                ended = "EOF"
                 break
             responses += (tails[0] + data).count(marker)
             redirects += (tails[1] + data).count(status_line)
             # each tail is one octet too short to hold its marker: nothing is counted twice
             tails = ((tails[0] + data)[-(len(marker) - 1) :], (tails[1] + data)[-(len(status_line) - 1) :])
-    return redirects
+    if responses >= want_responses:
+        ended = "all responses read"
+    return redirects, responses, ended
 
 
 # --- SPEC §7.5: output bound --------------------------------------------------------------
