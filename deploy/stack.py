@@ -159,18 +159,29 @@ def held_tcp_socket(address: str) -> socket.socket:
 # Puts the held socket at fd 3 with LISTEN_PID = its own pid, then execs the rest of argv.
 AT_FD_3 = (
     "import os, sys; os.dup2(int(sys.argv[1]), 3); "
-    "os.environ['LISTEN_PID'] = str(os.getpid()); os.execvp(sys.argv[2], sys.argv[2:])"
+    "os.sched_setscheduler(0, int(sys.argv[2]), os.sched_param(0)); "
+    "os.environ['LISTEN_PID'] = str(os.getpid()); os.execvp(sys.argv[3], sys.argv[3:])"
 )
+POLICIES = {"other": os.SCHED_OTHER, "batch": os.SCHED_BATCH, "idle": os.SCHED_IDLE}
+
+
+def unit_policy(unit: Path = HERE / "renard.service") -> int:
+    """The scheduling policy the unit's CPUSchedulingPolicy= gives renard (os.SCHED_*;
+    SCHED_OTHER when the unit sets none), as systemd applies it before exec."""
+    match = re.search(r"^CPUSchedulingPolicy=(\w+)$", unit.read_text(), re.M)
+    return POLICIES[match[1]] if match else os.SCHED_OTHER
 
 
 def activated(argv: list[str], held: socket.socket, notify: Path, **popen: object) -> subprocess.Popen:
     """argv started as systemd starts a socket-activated Type=notify service: through
     systemd-socket-activate, which takes the held socket (LISTEN_FDS=1, fd 3), passes it on to
     argv as fd 3 with LISTEN_FDS and LISTEN_PID, and execs argv at the first connection;
-    NOTIFY_SOCKET names the datagram socket at `notify` for sd_notify. Same pid throughout."""
+    NOTIFY_SOCKET names the datagram socket at `notify` for sd_notify; the scheduling policy is
+    renard.service's CPUSchedulingPolicy=. Same pid throughout."""
     env = {"PATH": os.environ["PATH"], "LISTEN_FDS": "1"}
     fd = held.fileno()
-    command = [sys.executable, "-c", AT_FD_3, str(fd), "systemd-socket-activate", f"--setenv=NOTIFY_SOCKET={notify}"]
+    command = [sys.executable, "-c", AT_FD_3, str(fd), str(unit_policy())]
+    command += ["systemd-socket-activate", f"--setenv=NOTIFY_SOCKET={notify}"]
     return subprocess.Popen([*command, *argv], pass_fds=(fd,), env=env, **popen)
 
 
