@@ -1,7 +1,8 @@
 """`arena bench --mix seeded`: the requests that reach a real renard (read off its own
 system calls with strace) are 80% `GET /`, 15% `/?seed=NAME` from the fixed list and 5%
-`/?cb=N`, pipelined ones too; two wrk runs send the same sequence; the run and its report
-say which mix was measured."""
+`/?cb=N`, pipelined ones too; two wrk runs send the same sequence, the one mix.py lays out
+(which h2load's file holds too: `arena stack`'s wire is checked in test_stack_real.py); the
+run and its report say which mix was measured."""
 
 import json
 import re
@@ -16,7 +17,7 @@ import pytest
 
 from arena.bench import wrk_script
 from arena.entries import discover
-from arena.mix import MIXES, SEED_NAMES, lua
+from arena.mix import BLOCK, MIXES, PERIOD, SEED_NAMES, kinds, lua, targets, write_uris
 from arena.model import mode
 from arena.process import Launch, free_port, launch_ready
 
@@ -84,6 +85,31 @@ def test_the_mixes_are_what_they_say():
     assert len(SEED_NAMES) == 16 and all(name.isalpha() for name in SEED_NAMES)
 
 
+def test_every_block_of_1000_requests_holds_the_shares_exactly():
+    seeded = MIXES["seeded"]
+    layout = kinds(seeded)
+    assert len(layout) == PERIOD and layout == kinds(seeded)
+    blocks = [Counter("seed" if c.isalpha() else c for c in layout[i : i + BLOCK]) for i in range(0, PERIOD, BLOCK)]
+    assert all(b == {"/": 800, "seed": 150, "+": 50} for b in blocks), blocks[0]
+    assert len({layout[i : i + BLOCK] for i in range(0, PERIOD, BLOCK)}) == PERIOD // BLOCK  # shuffled anew
+    assert set(targets(seeded, "/", PERIOD)) >= {f"/?seed={n}" for n in SEED_NAMES}  # every name drawn
+
+
+def test_the_targets_add_a_seed_or_a_counting_cache_buster_to_the_path():
+    seeded = MIXES["seeded"]
+    sent = targets(seeded, "/x?a=1", PERIOD + BLOCK)
+    busters = [int(t.rsplit("=", 1)[1]) for t in sent if "&cb=" in t]
+    assert busters == list(range(1, len(busters) + 1)) and len(busters) == 50 * (PERIOD + BLOCK) // BLOCK
+    assert {t for t in sent if "cb=" not in t} == {"/x?a=1"} | {f"/x?a=1&seed={n}" for n in SEED_NAMES}
+    assert targets(MIXES["default"], "/", 3) == ["/", "/", "/"]
+
+
+def test_h2loads_file_is_the_sequence_as_full_urls(tmp_path):
+    seeded = MIXES["seeded"]
+    lines = write_uris(seeded, "https://127.0.0.1:8443/", tmp_path / "uris.txt").read_text().splitlines()
+    assert lines == [f"https://127.0.0.1:8443{t}" for t in targets(seeded, "/", PERIOD)]
+
+
 def test_the_seeded_mix_reaches_the_server_in_its_proportions(renard, tmp_path):
     """keepalive, close and pipeline16 through `arena bench --url`: what renard read."""
     trace = Traced(renard.proc.pid, tmp_path / "trace.txt")
@@ -147,14 +173,16 @@ def run_wrk_traced(renard, script: Path, out: Path) -> list[str]:
     return [t for line in reads for t in TARGET.findall(line)]
 
 
-def test_two_runs_send_the_same_sequence(renard, tmp_path):
-    """One connection: the wire's order is the order request() made them."""
+def test_two_runs_send_the_same_sequence_the_one_mix_py_makes(renard, tmp_path):
+    """One connection: the wire's order is the order request() made them, which is mix.targets()
+    from its second (wrk calls request() once before it connects, to count pipelined requests)."""
     script = wrk_script(mode("keepalive"), tmp_path, "seeded")
     first = run_wrk_traced(renard, script, tmp_path / "first.txt")
     second = run_wrk_traced(renard, script, tmp_path / "second.txt")
     common = min(len(first), len(second))
     assert common >= 300, (len(first), len(second))
     assert first[:common] == second[:common]
+    assert first == targets(MIXES["seeded"], "/", len(first) + 1)[1:]
     assert shares(first[:common])["seed"] > 0 and shares(first[:common])["cb"] > 0
 
 

@@ -7,6 +7,7 @@ import struct
 import subprocess
 import sys
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from test_cli import arena, repo  # noqa: F401 (the fixture)
 
 from arena import stack, stackfront, stackread
 from arena.entries import discover
-from arena.model import Run
+from arena.model import Config, Run
 from arena.report import write_run_reports
 from arena.report.stacks import stack_sections, summary_lines, targets_section, write
 from arena.stack import StackRun, StackSample
@@ -219,12 +220,21 @@ def test_a_runs_report_includes_the_stack_section_and_says_an_unreadable_file(tm
         (["stack", "--modes", "keepalive,turbo"], "--modes"),
         (["stack", "nope"], "STACK"),
         (["stack", "--reps", "0"], "--reps"),
+        (["stack", "--mix", "busy"], "--mix"),
     ],
 )
 def test_bad_stack_input_is_one_line_naming_the_flag_and_exit_2(repo, args, flag):  # noqa: F811
     p = arena("--repo", str(repo), *args)
     assert p.returncode == 2, p.stderr
     assert p.stderr.count("\n") == 1 and flag in p.stderr and p.stderr.startswith("arena: "), sys.executable
+
+
+def test_the_method_says_which_mix_was_sent_and_how_h2load_sends_it():
+    seeded = stack.method_words(replace(Config(), mix="seeded"))
+    assert "Requests sent (--mix seeded): 80% `GET /`, 15% `/?seed=NAME`" in seeded
+    assert "h2load (-i, a file of the sequence's first 20,000 request-targets)" in seeded
+    default = stack.method_words(Config())
+    assert "Requests sent (--mix default): every request `GET /`" in default and "h2load (-i" not in default
 
 
 def test_a_target_holds_when_the_best_stacks_median_ratio_is_within_its_limit():

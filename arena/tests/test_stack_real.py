@@ -1,16 +1,19 @@
 """arena stack against the real engines: nginx with TLS in front of the flagship, one short
 sample per mode (1 s: structure and sanity, never a speed), the answer check that refuses a
-502, and nginx's session resumption on and off as the modes say.
+502, nginx's session resumption on and off as the modes say, and the request mix (--mix) as
+nginx's access log sees it from wrk and from h2load.
 
 Builds the flagship when needed (cargo). Skipped, with the reason, when nginx, openssl, wrk,
 h2load or taskset is missing."""
 
 import http.client
+import json
 import shutil
 import socket
 import ssl
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,16 +22,22 @@ from test_stack import entries
 
 from arena import stack, stackfront
 from arena.build import needs_build
+from arena.mix import MIXES, PERIOD, targets
 from arena.model import Config
 
 REPO = Path(__file__).resolve().parents[2]
+TOOLS = ("nginx", "openssl", "wrk", "h2load", "taskset")
+
+
+def need_tools():
+    for tool in TOOLS:
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not on PATH (Debian: nginx-light, openssl, wrk, nghttp2-client, util-linux)")
 
 
 @pytest.fixture(scope="module")
 def rust():
-    for tool in ("nginx", "openssl", "wrk", "h2load", "taskset"):
-        if not shutil.which(tool):
-            pytest.skip(f"{tool} is not on PATH (Debian: nginx-light, openssl, wrk, nghttp2-client, util-linux)")
+    need_tools()
     entry = entries().get("rust")
     if entry is None or not entry.available:
         pytest.skip(f"the flagship is unavailable: {entry.reason if entry else 'no entry'}")
@@ -99,3 +108,99 @@ def test_nginx_resumes_sessions_only_where_the_mode_says(cert, mode, resumed):
         assert reused(running.port, cert[0]) is resumed
     finally:
         running.stop()
+
+
+@pytest.fixture
+def access_logs(monkeypatch, tmp_path):
+    """Every stack started from here on logs each request's protocol, connection serial number
+    and request-target, in the order nginx finished them, to a file of its own (one per sample,
+    in the run's order)."""
+    need_tools()
+    logs: list[Path] = []
+    render = stackfront.front_config
+
+    def with_access_log(*args, **kwargs):
+        path = tmp_path / f"access-{len(logs)}.log"
+        logs.append(path)
+        log = f"log_format arena_mix '$server_protocol $connection $request_uri';\n    access_log {path} arena_mix;"
+        return render(*args, **kwargs).replace("access_log off;", log)
+
+    monkeypatch.setattr(stackfront, "front_config", with_access_log)
+    return logs
+
+
+def sent(path: Path, protocol: str) -> dict[str, list[str]]:
+    """Connection -> its request-targets in order, all of `protocol`; the first request, the
+    answer check's (GET / over HTTP/1.1 before any load), left out."""
+    lines = [line.split(" ", 2) for line in path.read_text().splitlines()]
+    assert lines[0][0] == "HTTP/1.1" and lines[0][2] == "/", lines[:3]
+    assert {p for p, _, _ in lines[1:]} == {protocol}
+    out: dict[str, list[str]] = {}
+    for _, connection, target in lines[1:]:
+        out.setdefault(connection, []).append(target)
+    return out
+
+
+def assert_shares(targets_sent: list[str]) -> None:
+    """The mix's shares, within what any prefix of 300 or more of its sequence keeps (at most
+    0.015 off for seeds, 0.009 for cache-busters)."""
+    n = len(targets_sent)
+    seeded, busted = sum("?seed=" in t for t in targets_sent), sum("?cb=" in t for t in targets_sent)
+    assert targets_sent.count("/") + seeded + busted == n
+    assert abs(seeded / n - 0.15) < 0.03 and abs(busted / n - 0.05) < 0.02, (n, seeded, busted)
+
+
+def test_wrk_and_h2load_send_the_one_sequence_of_the_mix(access_logs):
+    """One connection each, so the log's order is the order sent: wrk from the sequence's second
+    request (it calls request() once before connecting, to count pipelined requests), h2load
+    (-i, -m1) from its first."""
+    cfg = replace(Config(), duration_s=1, warmup_s=0, repetitions=1, connections=1, mix="seeded")
+    record = stack.run([stack.BASELINES["nginx-302"]], ["keepalive", "h2"], cfg)
+    assert record.failures == [] and record.config["mix"] == "seeded"
+    assert "Requests sent (--mix seeded): 80% `GET /`" in stack.method_words(cfg, record)
+    sequence = targets(MIXES["seeded"], "/", PERIOD)
+    (by_wrk,) = sent(access_logs[0], "HTTP/1.1").values()
+    (by_h2load,) = sent(access_logs[1], "HTTP/2.0").values()
+    assert len(by_wrk) >= 300 and len(by_h2load) >= 300, (len(by_wrk), len(by_h2load))
+    assert by_wrk == sequence[1 : 1 + len(by_wrk)]
+    assert by_h2load == sequence[: len(by_h2load)]
+    assert_shares(by_wrk)
+    assert_shares(by_h2load)
+
+
+def test_with_several_connections_wrk_shares_the_sequence_and_h2load_walks_it_per_connection(access_logs):
+    """4 connections. wrk, a new connection per request: its requests are the first calls of
+    request(), taken as its connections became writable. h2load: each connection sends the
+    file (the sequence) from its start, in order."""
+    connections = 4
+    cfg = replace(Config(), duration_s=1, warmup_s=0, repetitions=1, connections=connections, mix="seeded")
+    record = stack.run([stack.BASELINES["nginx-302"]], ["resumed", "h2"], cfg)
+    assert record.failures == []
+    sequence = targets(MIXES["seeded"], "/", PERIOD)
+    by_wrk = [t for one in sent(access_logs[0], "HTTP/1.1").values() for t in one]
+    assert len(by_wrk) >= 300, len(by_wrk)
+    # nothing but the first calls of request(), each once (up to one per connection cut at the end)
+    assert not Counter(by_wrk) - Counter(sequence[1 : 1 + len(by_wrk) + connections])
+    assert_shares(by_wrk)
+    per_connection = sent(access_logs[1], "HTTP/2.0")
+    assert len(per_connection) == connections
+    for one in per_connection.values():
+        assert len(one) >= 300 and one == sequence[: len(one)], len(one)
+        assert_shares(one)
+
+
+def test_stack_mix_is_recorded_in_stack_json_and_said_in_the_report(tmp_path):
+    need_tools()
+    p = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "--repo", str(REPO), "stack", "nginx-302", "--mix", "seeded"]
+        + ["--modes", "keepalive", "--duration", "1", "--warmup", "0", "--reps", "1", "--connections", "4"]
+        + ["--results", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    (out,) = tmp_path.glob("stack-*")
+    record = json.loads((out / "stack.json").read_text())
+    assert record["config"]["mix"] == "seeded" and len(record["samples"]) == 2  # nginx-302, nginx-png
+    assert "Requests sent (--mix seeded): 80% `GET /`" in (out / "report.md").read_text()

@@ -13,6 +13,7 @@ import click
 from . import history, latency, plan, results, stack
 from .bench import WrkError
 from .commands.common import Failure, check_cpus, ensure_built, load_entries
+from .mix import DEFAULT_MIX, MIXES, OPTION_HELP
 from .model import Config
 from .process import StartError
 from .report import stacks as stack_report
@@ -234,9 +235,14 @@ def history_cmd(ctx, entries, path, include_quick):
 @click.option("--warmup", type=click.IntRange(0, 60), default=1, show_default=True, help="Seconds of load before.")
 @click.option("--reps", type=click.IntRange(1, 20), default=3, show_default=True, help="Interleaved repetitions.")
 @click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@click.option(
+    "--mix", "mix_name", type=click.Choice(list(MIXES)), default=DEFAULT_MIX, show_default=True, help=OPTION_HELP
+)
 @with_common
 @click.pass_context
-def stack_cmd(ctx, stacks, modes, duration, warmup, reps, connections, server_cpus, client_cpus, results_dir, run):
+def stack_cmd(
+    ctx, stacks, modes, duration, warmup, reps, connections, mix_name, server_cpus, client_cpus, results_dir, run
+):
     """nginx with TLS in front of each STACK (an entry; ENTRY+unix over a Unix socket), beside
     nginx alone (nginx-302, nginx-png): requests/s, p99, CPU per request of the whole stack."""
     chosen_modes = [m.strip() for m in modes.split(",") if m.strip()]
@@ -253,7 +259,13 @@ def stack_cmd(ctx, stacks, modes, duration, warmup, reps, connections, server_cp
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
         raise Failure(f"{', '.join(missing)} not on PATH (Debian: nginx-light, openssl, wrk, nghttp2-client)")
-    cfg = replace(_cfg(server_cpus, client_cpus, connections), duration_s=duration, warmup_s=warmup, repetitions=reps)
+    cfg = replace(
+        _cfg(server_cpus, client_cpus, connections),
+        duration_s=duration,
+        warmup_s=warmup,
+        repetitions=reps,
+        mix=mix_name,
+    )
     log_dir = ctx.obj["repo"] / "results" / "logs"
     skipped = {}
     for s in resolved:

@@ -13,7 +13,9 @@ nginx has one worker; the certificate is made for the run (ECDSA P-256, by opens
 1.2/1.3, HTTP/1.1 and HTTP/2 (ALPN) on one port. Each sample starts the stack afresh, pinned
 with every process on the server's CPUs, checks one answer over HTTPS (a 302 to the
 template with k in 1..count; the PNG: 200 and its bytes), warms it up, measures, reads
-/proc, stops it. Samples are interleaved: for rep, for mode, for stack.
+/proc, stops it. Samples are interleaved: for rep, for mode, for stack. Every load sends the
+run's request mix (--mix, mix.py): wrk through its Lua script, h2load through a file of the
+same sequence's request-targets (-i).
 
 CPU of the stack = utime + stime (+ those of reaped children) of every process of its trees
 (nginx, and the entry's), split by process name (comm) and by user/kernel time, so that the
@@ -34,6 +36,7 @@ from pathlib import Path
 
 from renard_conformance.launcher import proc_kib
 
+from . import mix as mixes
 from .bench import WrkError, run_wrk, wrk_argv, wrk_script
 from .model import Config, Mode
 from .process import StartError
@@ -118,10 +121,14 @@ def measure(stack: Stack, mode: StackMode, rep: int, cfg: Config, cert: Path, ke
         if problem:
             raise StackError(f"{stack.name}: {problem}")
         url = f"https://127.0.0.1:{running.port}{stack.path}"
+        requests = mixes.mix(cfg.mix)
+        uris = None  # h2load's -i file of the mix's request-targets; none: every request the URL's
+        if mode.tool == "h2load" and not requests.is_default:
+            uris = mixes.write_uris(requests, url, work / "h2load-uris.txt")
 
         def load(seconds: int) -> tuple[dict, float, float]:
             if mode.tool == "h2load":
-                return run_h2load(url, seconds, cfg, stack.expect, work)
+                return run_h2load(url, seconds, cfg, stack.expect, work, uris)
             wrk_mode = Mode(mode.name, mode.words, ("-H", "Connection: close") if mode.close else ())
             wrk, cpu, wall = run_wrk(wrk_argv(url, wrk_mode, seconds, cfg, work / "report.lua"), seconds)
             e = wrk["errors"]
@@ -211,6 +218,7 @@ def run(
             "count": COUNT,
             "upstream_keepalive": UPSTREAM_KEEPALIVE,
             "h2_streams": H2_STREAMS,
+            "mix": cfg.mix,
         },
         [s.to_json() for s in stacks],
     )
@@ -222,7 +230,7 @@ def run(
     try:
         os.chmod(work, 0o755)
         cert, key = make_certificate(work)
-        wrk_script(Mode("report", ""), work)  # work/report.lua: wrk's done() printing JSON
+        wrk_script(Mode("report", ""), work, cfg.mix)  # work/report.lua: wrk's done() printing JSON, the mix
         steps = order(stacks, modes, cfg.repetitions)
         for i, (rep, mode_name, stack) in enumerate(steps):
             if stack.name in dead:
@@ -260,5 +268,17 @@ def method_words(cfg: Config, record: StackRun | None = None) -> str:
         "(a 302 to the template, or the PNG) before each sample. CPU µs/req: utime + stime of every process of "
         "the stack (nginx, the entry, their children) ÷ requests answered. wrk and h2load both resume the TLS "
         "session when they reconnect; the handshake mode turns resumption off in nginx (no session cache, no "
-        "tickets), so that each connection pays a full handshake." + busy
+        "tickets), so that each connection pays a full handshake. " + mix_words(cfg.mix) + busy
     )
+
+
+def mix_words(name: str) -> str:
+    """The requests sent, for the report: the mix (mix.py) and how each load generator sends it."""
+    said = f"Requests sent (--mix {name}): {mixes.words(name)}."
+    if name in mixes.MIXES and not mixes.mix(name).is_default:
+        said += (
+            " wrk draws them from one sequence for all its connections; h2load (-i, a file of the sequence's "
+            f"first {mixes.PERIOD:,} request-targets) walks it from its start on each connection, so a "
+            "cache-buster's N is sent once per connection."
+        )
+    return said

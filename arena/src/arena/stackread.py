@@ -85,12 +85,15 @@ def percentile(sorted_values: list[int], p: float) -> int | None:
     return sorted_values[int(rank) - 1]
 
 
-def run_h2load(url: str, seconds: int, cfg: Config, expect: int, tmp: Path) -> tuple[dict, float, float]:
+def run_h2load(
+    url: str, seconds: int, cfg: Config, expect: int, tmp: Path, uris: Path | None = None
+) -> tuple[dict, float, float]:
     """h2load pinned to the client's CPUs for `seconds`; (figures as parse_h2load, its CPU
-    seconds, wall seconds). Bounded by seconds + 30 s."""
+    seconds, wall seconds). uris: a file of URLs, one a line (mix.write_uris), sent in its
+    order on each connection instead of url (h2load -i). Bounded by seconds + 30 s."""
     log = tmp / "h2load.log"
     argv = ["taskset", "-c", cfg.client_cpus, "h2load", "-t1", f"-c{cfg.connections}", f"-m{H2_STREAMS}"]
-    argv += [f"-D{seconds}", f"--log-file={log}", url]
+    argv += [f"-D{seconds}", f"--log-file={log}", f"--input-file={uris}" if uris else url]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     began = time.perf_counter()
     try:

@@ -10,7 +10,7 @@ import click
 
 from .. import outside, plan, remote
 from ..benchrun import run_bench
-from ..mix import DEFAULT_MIX, MIXES
+from ..mix import DEFAULT_MIX, MIXES, OPTION_HELP
 from ..model import DEFAULT_MODES, MODES, Config
 from .common import Failure, check_cpus, load_entries, publish
 
@@ -61,7 +61,7 @@ from .common import Failure, check_cpus, load_entries, publish
     type=click.Choice(list(MIXES)),
     default=DEFAULT_MIX,
     show_default=True,
-    help="The requests wrk sends: default, every one GET /; seeded, 80% GET /, 15% /?seed=NAME, 5% /?cb=N.",
+    help=OPTION_HELP,
 )
 @click.option(
     "--url",
