@@ -4,7 +4,9 @@ README's stale cells.
 
 The synthetic run: rust (ours, counted by callgrind), python (ours, no close-capped samples,
 its capped range overlapping nginx-lua's), nginx-lua (the reference peer) and floor, 3
-repetitions of keepalive, pipeline16, keepalive-capped and close-capped.
+repetitions of keepalive, pipeline16, keepalive-capped and close-capped; in the capped modes
+each server used its whole quota (its cgroup counted 1.5 s of CPU in 3 s), so its CPU µs per
+request is 1.5e6 ÷ its requests.
 """
 
 import copy
@@ -15,21 +17,26 @@ from pathlib import Path
 
 import pytest
 
-from arena import check, newentry
+from arena import check, newentry, syscalls
 from arena.entries import load_manifest
 from arena.model import Run
 from arena.report import build, readme
 
 REPO = Path(__file__).resolve().parents[2]
 MODES = ["keepalive", "pipeline16", "keepalive-capped", "close-capped"]
+# rust's capped CPU µs per request: 1.5e6 ÷ 112 005, 124 656, 139 902 requests; the floor's
+# 11.83–14.57 (12.92) overlaps it, so its 1.07 of floor is not significant
 RUST_ROW = (
-    "| `rust` | ours | 41 552 (37 335–46 634) | 1.32 | 1.07 | 10.85 | 984 · 613 | 732 962 (412 541–749 481) "
-    "| 10 117 (9 034–10 578) | 651 kB | 603 kB | 3.2 ms | 235/235 |"
+    "| `rust` | ours | 12.03 (10.72–13.39) | 41 552 (37 335–46 634) | 1.32 | 1.07 n.s. | – · – | 984 · 613 "
+    "| 732 962 (412 541–749 481) | 10 117 (9 034–10 578) | 651 kB | 603 kB | 3.2 ms | 235/235 |"
 )
+QUOTA_CPU_S = 1.5  # a capped server's CPU over a 3 s sample at a 50% quota
 
 
 def sample(entry: str, mode: str, rep: int, rps: float, cpu: float = 20.0, rss: int = 1_000_000) -> dict:
-    return {
+    """One sample; in a capped mode with the cgroup's count of a server at its quota."""
+    capped = {"cgroup_cpu_s": QUOTA_CPU_S} if mode.endswith("-capped") else {}
+    return capped | {
         "entry": entry,
         "mode": mode,
         "rep": rep,
@@ -145,19 +152,43 @@ def test_rust_row_has_every_column_in_the_readme_formats():
 
 def test_a_reference_a_floor_and_a_peer_read_as_the_readme_writes_them():
     v = view()
-    assert readme.cells(v, "nginx-lua")[2:5] == ["31 555 (29 201–31 650)", "1", "0.82"]
-    assert readme.cells(v, "nginx-lua")[10:] == ["1.0 kB + 2.3 MB", "15.7 ms", "3 + 72 allowed of 235; core route yes"]
+    nginx = readme.cells(v, "nginx-lua")
+    assert nginx[2:6] == ["15.85 (15.80–17.12)", "31 555 (29 201–31 650)", "1", "0.82"]  # the floor's CPU ÷ its own
+    assert nginx[11:] == ["1.0 kB + 2.3 MB", "15.7 ms", "3 + 72 allowed of 235; core route yes"]
     floor = readme.cells(v, "floor")
-    assert floor[3:5] == ["1.23", "1.00"] and floor[6] == "822 · 452" and floor[-1] == "not a server of the spec"
+    assert floor[4:6] == ["1.23", "1.00"] and floor[7] == "822 · 452" and floor[-1] == "not a server of the spec"
 
 
 def test_what_the_run_does_not_hold_is_a_dash_and_an_overlap_is_not_significant():
     python = readme.cells(view(), "python")
-    assert python[3] == "1.16 n.s."  # its capped range overlaps nginx-lua's
-    assert python[5] == "–"  # no keepalive samples: no CPU on a whole core
-    assert python[6] == "– · –"  # not counted by callgrind
-    assert python[8] == "–"  # close-capped not measured
-    assert python[11] == "113 ms" and python[12] == "234/235"
+    assert python[4] == "1.16 n.s."  # its capped CPU range overlaps nginx-lua's
+    assert python[6] == "– · –"  # no system calls counted into this run
+    assert python[7] == "– · –"  # not counted by callgrind
+    assert python[9] == "–"  # close-capped not measured
+    assert python[12] == "113 ms" and python[13] == "234/235"
+
+
+def test_of_floor_is_not_significant_when_the_cpu_ranges_overlap():
+    """cpp against floor-uring as run 20261126-003226 measured them (keepalive-capped, each
+    sample's cgroup CPU seconds and requests): cpp's median is below the floor's, the ranges
+    overlap, so it reads as no different from its floor, never as beating it."""
+    doc = make_run()
+    doc["entries"] += [
+        entry("cpp", "ours", {"pass": 235, "alt": 0, "fail": 0}, 1, 0, [1.0]) | {"floor": "floor-uring"},
+        copy.deepcopy(doc["entries"][3]) | {"name": "floor-uring"},
+    ]
+    measured = {
+        "cpp": [(1.509222, 214_375), (1.576106, 161_976), (1.527866, 217_897)],
+        "floor-uring": [(1.531219, 237_174), (1.516506, 188_297), (1.534157, 205_792)],
+    }
+    for name, reps in measured.items():
+        for rep, (cpu_s, requests) in enumerate(reps):
+            s = sample(name, "keepalive-capped", rep, requests / 3)
+            doc["samples"].append(s | {"requests": requests, "cgroup_cpu_s": cpu_s})
+    cpp = readme.cells(view(doc), "cpp")
+    assert cpp[2] == "7.04 (7.01–9.73)" and cpp[5] == "1.06 n.s. of floor-uring"
+    floor = readme.cells(view(doc), "floor-uring")
+    assert (floor[2], floor[5]) == ("7.45 (6.46–8.05)", "1.00")
 
 
 def test_an_entry_divided_by_another_floor_names_it():
@@ -165,11 +196,13 @@ def test_an_entry_divided_by_another_floor_names_it():
     uring = copy.deepcopy(doc["entries"][3]) | {"name": "floor-uring"}
     doc["entries"].append(uring)
     doc["entries"][0]["floor"] = "floor-uring"
-    doc["samples"] += [
-        s | {"entry": "floor-uring", "rps": s["rps"] / 2} for s in doc["samples"] if s["entry"] == "floor"
+    doc["samples"] += [  # half the requests in the same CPU time: twice the CPU per request
+        s | {"entry": "floor-uring", "rps": s["rps"] / 2, "requests": s["requests"] // 2}
+        for s in doc["samples"]
+        if s["entry"] == "floor"
     ]
-    assert readme.cells(view(doc), "rust")[4] == "2.15 of floor-uring"
-    assert readme.cells(view(doc), "floor-uring")[4] == "1.00"
+    assert readme.cells(view(doc), "rust")[5] == "2.15 of floor-uring"
+    assert readme.cells(view(doc), "floor-uring")[5] == "1.00"
 
 
 def test_the_readme_order_puts_php_fpm_first_then_the_capped_ranking():
@@ -179,12 +212,79 @@ def test_the_readme_order_puts_php_fpm_first_then_the_capped_ranking():
     assert readme.readme_order(view(doc)) == ["php-fpm", "rust", "floor", "python", "nginx-lua"]
 
 
+def test_the_readme_order_follows_the_capped_cpu_ranking_not_wrks_rate():
+    """python answers fewer requests/s than nginx-lua under the cap but spends less CPU on each
+    (wrk held it back: its cgroup counted 0.9 s, not its whole 1.5 s): it comes before nginx-lua,
+    as the report's keepalive-capped table ranks them."""
+    doc = make_run()
+    for s in doc["samples"]:
+        if s["entry"] == "python" and s["mode"] == "keepalive-capped":
+            s.update(rps=28_000.0 + s["rep"], requests=84_000 + s["rep"], cgroup_cpu_s=0.9, client_bound=True)
+    v = view(doc)
+    (capped,) = [mv for mv in v.modes if mv.mode.name == "keepalive-capped"]
+    ranked = [r.entry.name for r in capped.rows if r.rank is not None]
+    assert ranked == ["python", "rust", "nginx-lua"]
+    assert [n for n in readme.readme_order(v) if n != "floor"] == ranked
+    assert readme.cells(v, "python")[2:4] == ["10.71 (10.71–10.71)", "28 001 (28 000–28 002)"]
+
+
+def counts(entry: str, keepalive: float | None, pipelined: float | None) -> syscalls.EntryCounts:
+    """An entry's system calls per request as `arena syscalls` records them (None: that mode not counted)."""
+    made = [
+        syscalls.Count(mode, 400, per_request, {"recvfrom": per_request}, {}, {}, 0.1)
+        for mode, per_request in (("keepalive", keepalive), ("pipeline16", pipelined))
+        if per_request is not None
+    ]
+    return syscalls.EntryCounts(entry, "ours", made)
+
+
+def write_syscalls(run_dir: Path, *counted: syscalls.EntryCounts) -> None:
+    syscalls.write(run_dir / "syscalls" / "syscalls.json", list(counted), {"requests": 400})
+
+
+def test_the_syscalls_cell_is_read_from_the_runs_syscalls_json(tmp_path):
+    write_syscalls(
+        tmp_path,
+        counts("rust", 3.0, 0.188),
+        counts("python", 5.624, None),
+        syscalls.EntryCounts("nginx-lua", "peer", error="strace: attach: Operation not permitted"),
+    )
+    found = readme.syscall_counts(tmp_path)
+    v = view()
+    assert readme.cells(v, "rust", found)[6] == "3.00 · 0.19"
+    assert readme.cells(v, "python", found)[6] == "5.62 · –"  # a runtime's fractional count, as measured
+    assert readme.cells(v, "nginx-lua", found)[6] == "– · –"  # not counted: said in the syscalls report
+    assert readme.cells(v, "floor", found)[6] == "– · –"  # not in the file
+
+
+def test_a_run_without_a_syscalls_json_gives_a_dash(tmp_path):
+    assert readme.syscall_counts(tmp_path) == {}
+    assert readme.cells(view(), "rust", readme.syscall_counts(tmp_path))[6] == "– · –"
+
+
+def test_arena_row_prints_the_syscalls_of_the_run_it_reads(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps(make_run()))
+    write_syscalls(tmp_path, counts("rust", 3.0, 0.188))
+    p = arena("row", "rust", "--run", str(tmp_path / "run.json"))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[-1] == RUST_ROW.replace("| – · – |", "| 3.00 · 0.19 |", 1)
+
+
+def test_arena_row_with_an_unreadable_syscalls_json_says_which_file_in_one_line(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps(make_run()))
+    (tmp_path / "syscalls").mkdir()
+    (tmp_path / "syscalls" / "syscalls.json").write_text('{"schema": 7}')
+    p = arena("row", "rust", "--run", str(tmp_path))
+    assert p.returncode == 1 and p.stderr.count("\n") == 1, p.stderr
+    assert "syscalls/syscalls.json: cannot be read" in p.stderr and "schema 7" in p.stderr
+
+
 def test_the_readme_and_the_skeleton_share_one_header():
     lines = (REPO / "README.md").read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("| entry | kind |"))
     assert "\n".join(lines[start : start + 2]) == readme.HEADER
     assert readme.HEADER in newentry.README.format(name="n", language="l", todo="TODO", header=newentry.RESULTS_HEADER)
-    assert len(readme.split(readme.HEADER.splitlines()[0])) == len(readme.COLUMNS) == 13
+    assert len(readme.split(readme.HEADER.splitlines()[0])) == len(readme.COLUMNS) == 14
 
 
 def test_arena_row_prints_the_header_once_then_the_rows_in_the_order_given(tmp_path):
@@ -229,6 +329,15 @@ def test_check_names_each_stale_cell_with_the_readmes_and_the_runs_figures(repo)
     assert item.mark == check.FAIL, item.reason
     assert "× nginx: README 1.30, run 1.32; start-up: README 3.9 ms, run 3.2 ms" in item.reason
     assert "peak RSS" not in item.reason and "CPU µs/req" not in item.reason
+
+
+def test_check_compares_the_syscalls_cell_only_where_the_run_counted_them(repo):
+    row = RUST_ROW.replace("| – · – |", "| 3.00 · 0.19 |", 1)
+    assert results_row(repo, row, make_run()).mark == check.PASS  # no syscalls.json: not compared
+    write_syscalls(repo / "results" / "latest", counts("rust", 4.0, 0.188))
+    item = results_row(repo, "", make_run())  # the row is already in the README
+    assert item.mark == check.FAIL, item.reason
+    assert item.reason.endswith("syscalls/req (keep-alive · 16 pipelined): README 3.00 · 0.19, run 4.00 · 0.19")
 
 
 def test_check_does_not_compare_with_a_quick_run_or_one_without_the_entry(repo):

@@ -19,6 +19,7 @@ from test_loads import write_loads
 
 from arena.model import Run
 from arena.report import build, html, markdown, write_reports
+from arena.report.view import fmt_ratio
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -164,19 +165,18 @@ CAPPED_RPS = {"rust": 70000.0, "nginx-lua": 60000.0, "java-seed": 9000.0}
 CAPPED_CPU = {"rust": 2.2, "nginx-lua": 7.0, "java-seed": 45.0}  # java-seed: 2.3x its 19.9 on a dedicated core
 
 
+def set_cpu(sample: dict, cpu_us: float) -> None:
+    """A capped sample's CPU µs per request, as /proc and its cgroup's counter both gave it."""
+    sample.update(cpu_us_per_req=cpu_us, cgroup_cpu_s=cpu_us * sample["requests"] / 1e6)
+
+
 def capped(run: dict) -> dict:
     """The run with keepalive-capped samples at a 50% quota."""
     run["config"].update(modes=[*run["config"]["modes"], "keepalive-capped"], cpu_quota=0.5)
     for s in [s for s in run["samples"] if s["mode"] == "keepalive"]:
-        run["samples"].append(
-            dict(
-                s,
-                mode="keepalive-capped",
-                rps=CAPPED_RPS[s["entry"]],
-                cpu_us_per_req=CAPPED_CPU[s["entry"]],
-                client_bound=False,
-            )
-        )
+        sample = dict(s, mode="keepalive-capped", rps=CAPPED_RPS[s["entry"]], client_bound=False)
+        set_cpu(sample, CAPPED_CPU[s["entry"]])
+        run["samples"].append(sample)
     return run
 
 
@@ -199,14 +199,33 @@ def with_floor(run: dict) -> dict:
     return run
 
 
-def test_capped_mode_ranks_by_capped_rate_unless_the_cap_distorts_the_entry(run):
+def test_capped_mode_ranks_by_cpu_per_request_unless_the_cap_distorts_the_entry(run):
     rows = by_entry(ranked_table(capped(run), "keepalive-capped"))
-    assert rows["rust"].basis == rows["nginx-lua"].basis == "capped requests/s"
+    assert rows["rust"].basis == rows["nginx-lua"].basis == "capped CPU per request (cgroup)"
+    assert rows["rust"].rank_value == pytest.approx(1e6 / 2.2)  # requests per CPU-second
     java = rows["java-seed"]
     assert java.distorted and java.cap_cost.median_ratio == pytest.approx(45.0 / 19.9)
-    assert java.rank_value == pytest.approx(0.5 * 1e6 / 19.9)  # its dedicated-core efficiency x the quota
-    assert java.basis.startswith("efficiency × 0.5 core: the cap distorts this entry")
+    assert java.rank_value == pytest.approx(1e6 / 19.9)  # its dedicated-core CPU per request
+    assert java.basis.startswith("dedicated-core CPU per request: the cap distorts this entry")
     assert [r.entry.name for r in ranked_table(run, "keepalive-capped")][:3] == ["rust", "nginx-lua", "java-seed"]
+
+
+def test_a_capped_mode_ranks_by_the_servers_cgroup_cpu_per_request_not_by_wrks_rate(run):
+    """java-seed answers fewer requests/s than nginx-lua under the cap but its cgroup counted less
+    CPU per request (wrk held it back): it ranks before nginx-lua. /proc's ticks, which disagree,
+    are not what decides."""
+    run = capped(run)
+    for s in run["samples"]:
+        if s["entry"] == "java-seed" and s["mode"] in ("keepalive", "keepalive-capped"):
+            s["cpu_us_per_req"] = 6.0 if s["mode"] == "keepalive" else 99.0  # /proc: ticks, far off
+            if s["mode"] == "keepalive-capped":
+                s["cgroup_cpu_s"] = 6.0 * s["requests"] / 1e6
+    rows = ranked_table(run, "keepalive-capped")
+    assert [r.entry.name for r in rows][:3] == ["rust", "java-seed", "nginx-lua"]
+    java = by_entry(rows)["java-seed"]
+    assert java.median("rps") < by_entry(rows)["nginx-lua"].median("rps")
+    assert java.cpu.median == pytest.approx(6.0) and java.ratio.median_ratio == pytest.approx(7.0 / 6.0)
+    assert java.ratio.significant and by_entry(rows)["nginx-lua"].ratio.median_ratio == 1
 
 
 def test_a_distorting_cap_is_warned_about_and_the_quota_is_in_the_method(run):
@@ -224,21 +243,24 @@ def test_a_rise_above_the_tolerance_within_the_noise_is_not_a_distortion(run):
     run = capped(run)
     for s in run["samples"]:  # nginx-lua: 6.7-7.0 µs dedicated; capped 6.9, 8.0, 8.1: median +18%, ranges overlap
         if s["entry"] == "nginx-lua" and s["mode"] == "keepalive-capped":
-            s["cpu_us_per_req"] = (6.9, 8.0, 8.1)[s["rep"]]
+            set_cpu(s, (6.9, 8.0, 8.1)[s["rep"]])
     nginx = by_entry(ranked_table(run, "keepalive-capped"))["nginx-lua"]
     assert nginx.cap_cost.median_ratio > 1.15 and not nginx.distorted
-    assert nginx.maybe_distorted and nginx.basis.startswith("capped requests/s; the cap may distort this entry")
+    assert nginx.maybe_distorted
+    assert nginx.basis.startswith("capped CPU per request (cgroup); the cap may distort this entry")
     for s in run["samples"]:  # 8.0-8.2 µs: +18% and clear of the dedicated range
         if s["entry"] == "nginx-lua" and s["mode"] == "keepalive-capped":
-            s["cpu_us_per_req"] = 8.0 + s["rep"] * 0.1
+            set_cpu(s, 8.0 + s["rep"] * 0.1)
     assert by_entry(ranked_table(run, "keepalive-capped"))["nginx-lua"].distorted
 
 
 def cpu_costs(run: dict, entry: str, dedicated: tuple, capped_: tuple) -> dict:
     """The run with entry's keepalive and keepalive-capped CPU µs per request set, by repetition."""
     for s in run["samples"]:
-        if s["entry"] == entry and s["mode"] in ("keepalive", "keepalive-capped"):
-            s["cpu_us_per_req"] = (dedicated if s["mode"] == "keepalive" else capped_)[s["rep"]]
+        if s["entry"] == entry and s["mode"] == "keepalive":
+            s["cpu_us_per_req"] = dedicated[s["rep"]]
+        if s["entry"] == entry and s["mode"] == "keepalive-capped":
+            set_cpu(s, capped_[s["rep"]])
     return run
 
 
@@ -248,15 +270,15 @@ def test_a_rise_the_repetitions_cannot_confirm_is_said_in_the_row_and_the_warnin
     run = cpu_costs(capped(run), "java-seed", (74.3, 50.6, 53.8), (68.5, 82.2, 62.2))
     java = by_entry(ranked_table(run, "keepalive-capped"))["java-seed"]
     assert java.cap_cost.median_ratio == pytest.approx(68.5 / 53.8) and not java.distorted and java.maybe_distorted
-    assert java.rank_value == CAPPED_RPS["java-seed"]  # still its capped requests/s
+    assert java.rank_value == pytest.approx(1e6 / 68.5)  # still its capped CPU per request
     assert java.basis == (
-        "capped requests/s; the cap may distort this entry "
+        "capped CPU per request (cgroup); the cap may distort this entry "
         "(CPU per request 1.27× its dedicated-core figure, not confirmed: the min–max ranges overlap)"
     )
     assert (
         "the cap may distort java-seed in mode keepalive-capped: 1.27× (0.84–1.62) its dedicated-core CPU per "
-        "request, more than 15% in the median, but the min–max ranges overlap; ranked by its capped requests/s "
-        "(repetitions whose ranges separate would confirm it)"
+        "request, more than 15% in the median, but the min–max ranges overlap; ranked by its capped CPU per "
+        "request (repetitions whose ranges separate would confirm it)"
     ) in warnings(run)
     assert "the cap may distort java-seed" in render_markdown(run)
 
@@ -277,7 +299,7 @@ def test_a_rise_whose_ranges_separate_is_a_distortion_and_a_flat_cost_is_neither
     rows = by_entry(ranked_table(run, "keepalive-capped"))
     assert rows["java-seed"].distorted and not rows["java-seed"].maybe_distorted
     assert rows["java-seed"].basis.startswith(
-        "efficiency × 0.5 core: the cap distorts this entry (CPU per request 1.23×"
+        "dedicated-core CPU per request: the cap distorts this entry (capped CPU per request 1.23×"
     )
     assert not rows["rust"].distorted and not rows["rust"].maybe_distorted  # 2.2 against 2.0-2.2 µs
     assert not any("may distort" in w for w in warnings(run))
@@ -299,7 +321,7 @@ def test_every_row_shows_its_ratio_to_the_floor_which_is_not_ranked(run):
         ("java-seed", 3),
         ("floor", None),
     ]
-    assert by_entry(rows)["rust"].of_floor == pytest.approx(1 / 1.25)
+    assert by_entry(rows)["rust"].of_floor.median_ratio == pytest.approx(1 / 1.25)
     md = render_markdown(run)
     assert "| – | floor | C | floor | 187,500 (185,000–190,000) | 1.37× (1.32–1.46) | floor |" in md
     assert "it is not a conforming server" in md and "| floor | not a conforming server |" in md
@@ -312,8 +334,9 @@ def test_warnings_in_plain_words(run):
     assert warnings(run) == [
         "mode pipeline16: wrk does not time pipelined requests (wg/wrk#236): latency not measured",
         "the load generator was the bottleneck for rust in mode keepalive (1 of 3 repetitions): these "
-        "figures measure wrk, not the server; its efficiency (requests per CPU-second) and the capped modes "
-        "measure the server",
+        "figures measure wrk, not the server; its CPU per request is the server's own but taken at wrk's pace "
+        "(a server that answers sooner is woken for fewer requests at a time and pays more per request), so the "
+        "capped modes rank it",
         "java-seed in mode keepalive gave 2 answers that were not 3xx over 3 repetitions",
         "rust vs nginx-lua in mode close: 0.97× (0.88–1.22) is not significant (the min–max ranges overlap)",
         "java-seed in mode close had 5 socket errors (read 5) over 3 repetitions",
@@ -489,6 +512,63 @@ def test_an_entry_measured_above_the_floor_beyond_noise_is_called_a_measurement_
     assert not [w for w in warnings(with_floor(json.loads(FIXTURE.read_text()))) if "above its floor" in w]
 
 
+def capped_costs(run: dict, mode: str, costs: dict[str, tuple]) -> dict:
+    """with_floor(capped(run)) with each named entry's CPU µs per request in mode, by repetition."""
+    run = with_floor(capped(run))
+    for s in run["samples"]:
+        if s["mode"] == mode and s["entry"] in costs:
+            cpu = costs[s["entry"]][s["rep"]]
+            if mode.endswith("-capped"):
+                set_cpu(s, cpu)
+            else:
+                s["cpu_us_per_req"] = cpu
+    return run
+
+
+def test_of_its_floor_compares_cpu_per_request_in_a_capped_mode_and_is_not_significant_when_ranges_overlap(run):
+    run = capped_costs(run, "keepalive-capped", {"rust": (2.1, 2.2, 2.4), "floor": (2.0, 2.3, 2.5)})
+    rust = by_entry(ranked_table(run, "keepalive-capped"))["rust"]
+    assert rust.of_floor.median_ratio == pytest.approx(2.3 / 2.2) and not rust.of_floor.significant
+    assert "| 1.05× (0.83–1.19) floor not significant |" in render_markdown(run)
+    assert not [w for w in warnings(run) if "its floor" in w and "rust" in w]
+
+
+def test_an_entry_cheaper_than_its_floor_under_the_cap_beyond_noise_is_a_measurement_fault(run):
+    run = capped_costs(run, "keepalive-capped", {"rust": (2.1, 2.2, 2.4), "floor": (2.6, 2.7, 2.8)})
+    said = [w for w in warnings(run) if "below its floor's" in w]
+    assert said == [
+        "rust measured below its floor's (floor) CPU per request in mode keepalive-capped, beyond the "
+        "repetitions' noise (the floor's ÷ its own: 1.23× (1.08–1.33)): a server that parses and answers cannot "
+        "cost less than one that only answers, so this is a fault of the measurement (the machine, the load "
+        "generator, or the floor), not a result"
+    ]
+
+
+def test_an_entry_cheaper_than_its_floor_at_wrks_pace_is_a_fault_that_names_the_batching(run):
+    # keepalive on a whole core: rust's repetition 2 was client-bound, and the floor's (a copy of rust's)
+    run = capped_costs(run, "keepalive", {"rust": (2.1, 2.2, 2.0), "floor": (2.5, 2.6, 2.7)})
+    (said,) = [w for w in warnings(run) if "below its floor's" in w]
+    assert said.startswith("rust measured below its floor's (floor) CPU per request in mode keepalive,")
+    assert said.endswith(
+        "; wrk was the bottleneck for rust and floor here, and a server that answers sooner is woken for fewer "
+        "requests at a time, so CPU per request at wrk's pace measures batching as much as cost"
+    )
+
+
+def test_each_mode_of_the_report_says_in_one_sentence_what_it_ranks_on(run):
+    run = capped(run)
+    md, page = render_markdown(run), render_html(run)
+    capped_words = (
+        "Ranked by the server's own CPU µs per request under the cap, from its cgroup's counter, fewer first "
+        "(the requests one CPU-second buys), not by wrk's requests/s; the ratios divide the reference's and the "
+        "floor's CPU per request by the entry's, so above 1 is cheaper."
+    )
+    heading = "## Server CPU per request: keepalive-capped (keep-alive connections, server CPU capped)"
+    assert f"{heading}\n\n{capped_words}\n" in md
+    assert "## Requests per second: keepalive (keep-alive connections)\n\nRanked by requests/s, wrk's count" in md
+    assert f"<p>{capped_words}</p>".replace("'", "&#x27;") in page
+
+
 def test_failed_samples_are_reported_per_entry_and_mode_with_reason_and_log(run):
     run["samples"] = [s for s in run["samples"] if not (s["entry"] == "java-seed" and s["mode"] == "close")]
     run["samples"] = [s for s in run["samples"] if not (s["entry"] == "rust" and s["mode"] == "keepalive" and s["rep"])]
@@ -546,11 +626,11 @@ def with_uring_floor(run: dict) -> dict:
 
 def test_each_entry_is_divided_by_its_own_floor_and_the_cell_names_it(run):
     rows = by_entry(ranked_table(with_uring_floor(run), "keepalive"))
-    assert rows["rust"].of_floor == pytest.approx(1 / 1.6) and rows["rust"].floor.name == "floor-uring"
+    assert rows["rust"].of_floor.median_ratio == pytest.approx(1 / 1.6) and rows["rust"].floor.name == "floor-uring"
     nginx = rows["nginx-lua"]
-    assert nginx.floor.name == "floor" and nginx.of_floor < 1
+    assert nginx.floor.name == "floor" and nginx.of_floor.median_ratio < 1 and nginx.of_floor.significant
     md = render_markdown(with_uring_floor(json.loads(FIXTURE.read_text())))
-    assert "| 0.62× floor-uring |" in md and f"| {nginx.of_floor:.2f}× floor |" in md
+    assert "| 0.62× (0.61–0.64) floor-uring |" in md and f"| {fmt_ratio(nginx.of_floor)} floor |" in md
     assert "The floors (floor, floor-uring)" in md
     assert "floor and floor-uring are the floors, one per mechanism" in " ".join(warnings(with_uring_floor(run)))
 
@@ -578,4 +658,4 @@ def test_an_entry_whose_floor_was_not_measured_has_no_ratio_and_says_why(run):
 
 def test_a_run_written_before_entries_named_their_floor_divides_by_its_floor():
     rows = by_entry(ranked_table(with_floor(json.loads(FIXTURE.read_text())), "keepalive"))
-    assert rows["rust"].floor.name == "floor" and rows["rust"].of_floor == pytest.approx(1 / 1.25)
+    assert rows["rust"].floor.name == "floor" and rows["rust"].of_floor.median_ratio == pytest.approx(1 / 1.25)

@@ -1,6 +1,7 @@
 """`arena row NAME…`: the entries' rows of the README's results table, from a run (default
-results/latest), in the README's columns and formats (report/readme.py): the header once,
-then one line per entry, in the order given; no NAME: every entry in the README's order."""
+results/latest) and the system-call counts written into it (RUN/syscalls/syscalls.json, when
+there), in the README's columns and formats (report/readme.py): the header once, then one line
+per entry, in the order given; no NAME: every entry in the README's order."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ def row_cmd(ctx, names, run_path):
     if run_path is None and not path.exists():
         raise Failure(f"no run at {path}: `arena bench` makes one, or pass --run")
     run = read_run(path)
+    try:
+        syscalls = readme.syscall_counts(path if path.is_dir() else path.parent)
+    except ValueError as err:
+        raise Failure(str(err)) from None
     view = build(run)
     absent = [n for n in names if run.entry(n) is None]
     if absent:
@@ -46,4 +51,4 @@ def row_cmd(ctx, names, run_path):
         click.echo(f"arena: run {run.run_id} is a quick run: its figures are not for the README", err=True)
     click.echo(readme.HEADER)
     for name in names or readme.readme_order(view):
-        click.echo(readme.row(view, name))
+        click.echo(readme.row(view, name, syscalls))

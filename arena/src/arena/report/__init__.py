@@ -1,6 +1,7 @@
-"""report.md and report.html from one Run: view.py builds what every output shows (groups,
-ranked rows per mode, warnings); one module per output renders it (console.py, markdown.py,
-svg.py for the charts, html.py). format.py holds the rules every output writes figures by.
+"""report.md and report.html from one Run: build() makes what every output shows (view.py:
+groups, ranked rows per mode; caveats.py: the warnings); one module per output renders it
+(console.py, markdown.py, svg.py for the charts, html.py). format.py holds the rules every
+output writes figures by.
 
 The report is derived from the raw samples and never replaces them.
 """
@@ -11,9 +12,18 @@ from pathlib import Path
 
 from ..model import Run
 from . import csvfile, distributions, html, loads, markdown, warmups
-from .view import View, build
+from .caveats import caveats
+from .view import View, rank
 
 __all__ = ["View", "build", "write_reports"]
+
+
+def build(run: Run, reference: str | None = None) -> View:
+    """The view of run, with ratios to `reference` (default: the run's own): its ranked rows
+    (view.rank) and its warnings (caveats.py)."""
+    view = rank(run, reference)
+    view.warnings = caveats(view)
+    return view
 
 
 def write_reports(view: View, out_dir: Path) -> tuple[Path, Path]:

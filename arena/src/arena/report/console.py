@@ -25,7 +25,7 @@ SHOWN = (
 
 
 def ranked(view: View, mv: ModeView) -> Table:
-    t = Table(title=f"{mv.mode.name}: {mv.mode.words} (median of repetitions, min–max)")
+    t = Table(title=f"{mv.mode.name}: {mv.mode.words} (median of repetitions, min–max)", caption=mv.ranks_on)
     keep = [i for i, (heading, _, _) in enumerate(fmt.COLUMNS) if heading in SHOWN]
     headings = fmt.headings(view.reference)
     for i in keep:

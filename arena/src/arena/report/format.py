@@ -76,9 +76,20 @@ def ratio_cell(row: Row) -> str:
 
 
 def floor_cell(row: Row) -> str:
+    """The share of its own floor's figure, with the range and the floor named: 0.94× (0.81–1.05)
+    floor not significant."""
     if row.entry.is_floor:
         return "floor"
-    return NONE if row.of_floor is None else f"{row.of_floor:.2f}× {row.floor.name}"
+    r = row.of_floor
+    if r is None:
+        return NONE
+    return f"{fmt_ratio(r)} {row.floor.name}" + ("" if r.significant else " not significant")
+
+
+def efficiency(row: Row) -> str:
+    """Requests per server CPU-second: 1e6 ÷ the median CPU µs per request (Row.cpu)."""
+    cpu = row.cpu
+    return NONE if cpu is None or cpu.median <= 0 else count(1e6 / cpu.median)
 
 
 def instructions_cell(row: Row) -> str:
@@ -100,8 +111,8 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
     ("requests/s median (min–max)", True, lambda r: spread(r.summary("rps"), count)),
     ("vs {reference}", True, ratio_cell),
     ("of its floor", True, floor_cell),
-    ("requests per CPU-s", True, lambda r: count(r.median("efficiency"))),
-    ("CPU µs/req median (min–max)", True, lambda r: spread(r.summary("cpu_us_per_req"), us)),
+    ("requests per CPU-s", True, efficiency),
+    ("CPU µs/req median (min–max)", True, lambda r: spread(r.cpu, us)),
     ("instr./req (× its floor)", True, instructions_cell),
     (
         "latency p50 / p99 µs",

@@ -21,6 +21,7 @@ from .tables import (
     instructions_table,
     machine_lines,
     method_lines,
+    mode_heading,
     mode_table,
     section_links,
     section_table,
@@ -96,7 +97,7 @@ def render(view: View, loads: list[Part] = ()) -> str:
     if failed is not None:
         parts += ["<h2>Failed samples</h2>", f"<p>{e(FAILED_WORDS)}</p>", table(failed)]
     for mv in view.modes:
-        parts.append(f"<h2>Requests per second: {e(mv.mode.name)} ({e(mv.mode.words)})</h2>")
+        parts += [f"<h2>{e(mode_heading(mv))}</h2>", f"<p>{e(mv.ranks_on)}</p>"]
         if mv.reference_problem:
             parts.append(f'<p class="note">Note: {e(mv.reference_problem)}.</p>')
         parts += [table(mode_table(view, mv)), svg.rps_chart(mv)]

@@ -19,6 +19,7 @@ from .tables import (
     instructions_table,
     machine_lines,
     method_lines,
+    mode_heading,
     mode_table,
     section_links,
     section_table,
@@ -78,7 +79,7 @@ def render(view: View, loads: list[Part] = ()) -> str:
     if failed is not None:
         out += ["", "## Failed samples", "", cell(FAILED_WORDS), "", table(failed)]
     for mv in view.modes:
-        out += ["", f"## Requests per second: {cell(mv.mode.name)} ({cell(mv.mode.words)})", ""]
+        out += ["", f"## {cell(mode_heading(mv))}", "", cell(mv.ranks_on), ""]
         if mv.reference_problem:
             out += [f"Note: {cell(mv.reference_problem)}.", ""]
         out.append(table(mode_table(view, mv)))

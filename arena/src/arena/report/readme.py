@@ -3,31 +3,42 @@ so that the two cannot differ) and an entry's row, computed from a run's view in
 formats the README writes: thousands apart by a space, median (min–max), `–` where the run
 has no figure (a mode it did not measure, instructions of an entry valgrind cannot run).
 
-The columns, each from one mode of the view:
-- keep-alive, capped: req/s, × nginx, of floor: keepalive-capped (the ratio to the run's
-  reference, "n.s." when the min–max ranges overlap; the share of the entry's own floor,
-  named when it is not the default one);
-- CPU µs/req: keepalive, on a whole core (median);
+The columns, each from one mode of the view or a count written into the run:
+- keep-alive, capped: CPU µs/req, req/s, × nginx, of floor: keepalive-capped, whose rank the
+  table follows (view.py): the server's own CPU µs per request from its cgroup, then wrk's
+  requests/s, then the ratios of the CPU figure oriented so that above 1 is cheaper (the
+  reference's CPU per request ÷ the entry's; the entry's own floor's ÷ the entry's, the floor
+  named when it is not the default one), each "n.s." when the two min–max ranges overlap;
+- syscalls/req: `arena syscalls --run`'s count for keepalive and pipeline16 (RUN/syscalls/
+  syscalls.json; every call, a runtime's own included, as measured);
 - instr./req: callgrind's count for keepalive and pipeline16 (native entries);
 - 16 pipelined req/s: pipeline16; new connection, capped: req/s: close-capped;
 - peak RSS: the median over every sample of every mode (the report's footprint table);
 - artifact + runtime, start-up (median), spec cases: the entry's record.
+The keep-alive CPU per request on a whole core is not a column: there the fastest entries wait
+for wrk, and a server woken for fewer requests at a time pays more per request (the report
+keeps it, with that warning).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ..model import MODES, EntryRecord, Run
 from ..stats import Summary, summarize
+from ..syscalls import EntryCounts
+from ..syscalls import load as load_syscalls
 from . import format as fmt
 from .view import Row, View, counted, startup
 
 COLUMNS = (
     "entry",
     "kind",
-    "keep-alive, capped: req/s",
+    "keep-alive, capped: CPU µs/req",
+    "req/s",
     "× nginx",
     "of floor",
-    "CPU µs/req",
+    "syscalls/req (keep-alive · 16 pipelined)",
     "instr./req (keep-alive · 16 pipelined)",
     "16 pipelined req/s",
     "new connection, capped: req/s",
@@ -40,6 +51,20 @@ HEADER = "| " + " | ".join(COLUMNS) + " |\n|---|---|" + "---:|" * (len(COLUMNS) 
 FIRST = ("php-fpm",)  # the script renard replaces comes first; then the ranking by capped keep-alive
 CAPPED, KEEPALIVE, PIPELINED, CLOSE_CAPPED = "keepalive-capped", "keepalive", "pipeline16", "close-capped"
 NONE = fmt.NONE
+SYSCALLS = Path("syscalls") / "syscalls.json"  # `arena syscalls --run RUN` writes it into the run
+
+
+def syscall_counts(run_dir: Path) -> dict[str, EntryCounts]:
+    """Each entry's system-call counts from run_dir/SYSCALLS, by name; {} when the run has none.
+    Raises ValueError naming the file when it cannot be read."""
+    path = run_dir / SYSCALLS
+    if not path.is_file():
+        return {}
+    try:
+        entries, _ = load_syscalls(path)
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{path}: cannot be read ({type(err).__name__}: {err})") from None
+    return {c.entry: c for c in entries}
 
 
 def thousands(value: float) -> str:
@@ -54,6 +79,13 @@ def spread(summary: Summary | None) -> str:
     return f"{thousands(summary.median)} ({thousands(summary.lo)}–{thousands(summary.hi)})"
 
 
+def cost(summary: Summary | None) -> str:
+    """CPU µs per request: 7.04 (7.01–9.73)."""
+    if summary is None:
+        return NONE
+    return f"{summary.median:.2f} ({summary.lo:.2f}–{summary.hi:.2f})"
+
+
 def times_reference(row: Row | None) -> str:
     if row is None or (row.ratio is None and not row.is_reference):
         return NONE
@@ -63,11 +95,20 @@ def times_reference(row: Row | None) -> str:
 
 
 def of_floor(row: Row | None, run: Run) -> str:
+    """1.00 for a floor; 0.94 n.s.; 1.06 n.s. of floor-uring (its floor named when not the default)."""
     if row is None or row.of_floor is None:
         return NONE
-    own = row.floor is None or row.floor is run.floor or row.entry.is_floor  # a floor is its own: 1.00
-    named = "" if own else f" of {row.floor.name}"
-    return f"{row.of_floor:.2f}{named}"
+    if row.entry.is_floor:  # a floor is its own
+        return "1.00"
+    named = "" if row.floor is None or row.floor is run.floor else f" of {row.floor.name}"
+    significant = "" if row.of_floor.significant else " n.s."
+    return f"{row.of_floor.median_ratio:.2f}{significant}{named}"
+
+
+def syscalls_cell(counts: EntryCounts | None) -> str:
+    """System calls per request, keep-alive · 16 pipelined, as counted: 3.00 · 0.19; – · – when not."""
+    found = [counts.count(m) if counts and not counts.error else None for m in (KEEPALIVE, PIPELINED)]
+    return " · ".join(NONE if c is None else f"{c.per_request:.2f}" for c in found)
 
 
 def startup_ms(summary: Summary | None) -> str:
@@ -104,24 +145,25 @@ def rows_by_mode(view: View) -> dict[str, dict[str, Row]]:
     return {mv.mode.name: {r.entry.name: r for r in mv.rows} for mv in view.modes}
 
 
-def cells(view: View, name: str) -> list[str]:
-    """NAME's row as its 13 cells, in COLUMNS order; raises KeyError when the run has no NAME."""
+def cells(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None) -> list[str]:
+    """NAME's row as its 14 cells, in COLUMNS order; syscalls: syscall_counts() of the run's
+    directory (None: none). Raises KeyError when the run has no NAME."""
     entry = view.run.entry(name)
     if entry is None:
         raise KeyError(name)
     rows = {mode: by_name.get(name) for mode, by_name in rows_by_mode(view).items()}
-    capped, keepalive = rows.get(CAPPED), rows.get(KEEPALIVE)
-    cpu = keepalive.summary("cpu_us_per_req") if keepalive else None
+    capped = rows.get(CAPPED)
     pipelined, close = rows.get(PIPELINED), rows.get(CLOSE_CAPPED)
     counts = [counted(entry, MODES[m]) for m in (KEEPALIVE, PIPELINED)]
     rss = [v for series in view.series_of(name) for v in series["peak_rss_bytes"]]
     return [
         f"`{fmt.text(name)}`",
         fmt.text(entry.kind),
+        cost(capped.cpu if capped else None),
         spread(capped.summary("rps") if capped else None),
         times_reference(capped),
         of_floor(capped, view.run),
-        NONE if cpu is None else f"{cpu.median:.2f}",
+        syscalls_cell((syscalls or {}).get(name)),
         " · ".join(NONE if c is None else thousands(c.per_request) for c in counts),
         spread(pipelined.summary("rps") if pipelined else None),
         spread(close.summary("rps") if close else None),
@@ -136,9 +178,9 @@ def line(row_cells: list[str]) -> str:
     return "| " + " | ".join(row_cells) + " |"
 
 
-def row(view: View, name: str) -> str:
+def row(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None) -> str:
     """NAME's line of the README's results table; raises KeyError when the run has no NAME."""
-    return line(cells(view, name))
+    return line(cells(view, name, syscalls))
 
 
 def split(readme_line: str) -> list[str]:
@@ -147,8 +189,9 @@ def split(readme_line: str) -> list[str]:
 
 
 def readme_order(view: View) -> list[str]:
-    """Every entry of the run in the README's order: FIRST, then by the capped keep-alive
-    rank value (the floor among them by its requests/s), then the entries without figures."""
+    """Every entry of the run in the README's order: FIRST, then as the capped keep-alive mode
+    ranks them (the server's CPU per request, view.py; the floor among them by its own), then
+    the entries without figures."""
     capped = rows_by_mode(view).get(CAPPED, {})
     names = [e.name for e in view.run.entries]
 

@@ -44,9 +44,15 @@ class Part:
     sections: list[Section]
 
 
+def mode_heading(mv: ModeView) -> str:
+    """A mode's heading, naming the figure it ranks on: requests per second, or, capped, CPU per request."""
+    figure = "Server CPU per request" if mv.mode.capped else "Requests per second"
+    return f"{figure}: {mv.mode.name} ({mv.mode.words})"
+
+
 def mode_table(view: View, mv: ModeView) -> Table:
     """The ranked table of one mode."""
-    table = Table(fmt.headings(view.reference), [], numeric={i for i, c in enumerate(fmt.COLUMNS) if c[1]}, wrap={5})
+    table = Table(fmt.headings(view.reference), [], numeric={i for i, c in enumerate(fmt.COLUMNS) if c[1]}, wrap={5, 6})
     for row in mv.rows:
         if row.reason is not None:
             table.muted.add(len(table.rows))
@@ -193,27 +199,32 @@ def method_lines(view: View) -> list[str]:
         *own_warmup(view),
         *machine_load(view),
         "Figures are the median with the min–max of the repetitions; CPU µs/req is the server's "
-        "utime + stime divided by the requests it answered; requests per CPU-s (efficiency) is "
-        "1,000,000 ÷ CPU µs/req, valid even when wrk is the bottleneck.",
-        f"Ratios compare requests/s to {view.reference}: the ratio of medians with the range of the extreme "
-        'pairings, "not significant" when the two ranges overlap.',
+        "CPU time divided by the requests it answered: in a capped mode from its cgroup's counter (ns), "
+        "else its utime + stime from /proc (10 ms ticks); requests per CPU-s is 1,000,000 ÷ CPU µs/req.",
+        f"Ratios to {view.reference} and to each entry's floor compare the figure the mode ranks on, above 1 "
+        "better: requests/s (entry ÷ other) on a dedicated core, CPU per request (other ÷ entry) in a capped "
+        'mode; the ratio of medians with the range of the extreme pairings, "not significant" when the two '
+        "ranges overlap.",
     ]
     if c.cpu_quota is not None:
         lines.append(
             f"Capped modes run the server in a cgroup limited to {c.cpu_quota:.0%} of its core, so that "
-            "wrk has more CPU than the server; an entry whose CPU per request rises by more than "
-            "15% under the cap, beyond the noise (the min–max ranges apart), is ranked by its "
-            'dedicated-core efficiency × the quota instead ("the cap distorts this entry"); a rise the '
-            'repetitions cannot confirm is said ("may distort") and ranked by its capped requests/s. '
+            "wrk has more CPU than the server, and rank on the server's own CPU per request from the "
+            "cgroup's counter, not on wrk's requests/s (on a dedicated core the fastest entries wait for "
+            "wrk, and a server woken for fewer requests at a time pays more per request); an entry whose "
+            "CPU per request rises by more than 15% under the cap, beyond the noise (the min–max ranges "
+            'apart), is ranked by its dedicated-core CPU per request instead ("the cap distorts this entry"); '
+            'a rise the repetitions cannot confirm is said ("may distort") and ranked by its capped figure. '
             "Each row says which figure its rank rests on."
         )
     floors = [e.name for e in view.run.entries if e.is_floor and e.available]
     if floors:
         lines.append(
             f"The floor{'s' if len(floors) > 1 else ''} ({', '.join(floors)}) {fmt.text(FLOOR)}; "
-            "\"of its floor\" is each entry's requests/s as a share of its own floor's in the same mode, "
-            "the floor of its mechanism (entry.toml `floor`: the epoll floor unless it names another), "
-            "named in each cell."
+            "\"of its floor\" is each entry's figure as a share of its own floor's in the same mode (as the "
+            "ratios above), the floor of its mechanism (entry.toml `floor`: the epoll floor unless it names "
+            "another), named in each cell; an entry better than its floor beyond the noise is a fault of "
+            "the measurement, said in the warnings."
         )
     return lines
 
