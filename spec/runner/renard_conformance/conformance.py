@@ -22,7 +22,12 @@ from .vectors import HOST_FIELD, Case, compile_send, load_cases, timeout_of
 
 DEFAULT_COUNT = 21
 DEFAULT_LOCATION = "https://avatar.example.org/Renard-{n}.png"
-PROBE = b"GET /healthz HTTP/1.1\r\nHost: renard.test\r\n\r\n"
+# After the expected responses of a `then: open` case, two pipelined GET /healthz, the second
+# asking to close (RFC 9112 §9.6): their answers are the last two responses before the EOF.
+PROBES = (
+    b"GET /healthz HTTP/1.1\r\nHost: renard.test\r\n\r\n"
+    b"GET /healthz HTTP/1.1\r\nHost: renard.test\r\nConnection: close\r\n\r\n"
+)
 RESPONSE_WAIT_S = 3.0  # default wait for the expected responses after the last send
 CLOSE_WAIT_S = 2.5  # wait for EOF when a close is expected (SPEC §7.4 lingers <= 2 s)
 SEND_TIMEOUT_S = 10.0  # a server that stops reading for this long fails the case
@@ -137,7 +142,14 @@ def _settle_state(
         return
     if then == "any":
         return
-    conn.pump(0.05)
+    # then == "open": the connection must still serve, and nothing more than the expected
+    # responses may come. Responses come in request order (RFC 9112 §9.3.2) and the second
+    # probe asks the server to close after it, so any response before the probes' answers
+    # answers something else (an extra one, however late it comes), and the EOF says that
+    # nothing more will come: no fixed wait. The probes' answers are recognised by their
+    # form: the same status twice, the first keeping the connection open (a server without
+    # /healthz may answer 404: any answer proves the connection open).
+    conn.pump(0)
     offset = _read_responses(
         conn, transcript, heads, offset, len(transcript.responses) + 100, time.monotonic()
     )  # extra responses already here
@@ -145,19 +157,22 @@ def _settle_state(
         transcript.state = "closed" if conn.closed else "unknown"
         return
     before = len(transcript.responses)
-    conn.send(PROBE, time.monotonic() + SEND_TIMEOUT_S)
-    _read_responses(conn, transcript, heads, offset, before + 1, time.monotonic() + RESPONSE_WAIT_S)
-    if len(transcript.responses) > before:
-        probe = transcript.responses.pop()  # any answer proves the connection was open
+    conn.send(PROBES, time.monotonic() + SEND_TIMEOUT_S)
+    _read_responses(conn, transcript, heads, offset, before + 100, time.monotonic() + RESPONSE_WAIT_S)
+    after = transcript.responses[before:]
+    if len(after) >= 2 and not _announces_close(after[-2]) and after[-2].status == after[-1].status:
+        status = after[-1].status
+        del transcript.responses[-2:]  # the probes' answers; what came before them stays, as extra
         transcript.state = "open"
-        if probe.status != 200:
-            transcript.state_detail = f"the probe GET /healthz was answered {probe.status}"
+        if status != 200:
+            transcript.state_detail = f"the probes GET /healthz were answered {status}"
     else:
         transcript.state = "closed" if conn.closed else "unknown"
+        answers = f"{len(after)} response(s)" if after else "no response"
         transcript.state_detail = (
-            "closed instead of answering the probe GET /healthz"
+            f"{answers}, then closed, instead of the answers to the probes GET /healthz"
             if conn.closed
-            else "the probe GET /healthz got no answer"
+            else f"{answers} to the probes GET /healthz within {RESPONSE_WAIT_S:g} s"
         )
 
 
