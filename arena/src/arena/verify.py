@@ -5,11 +5,14 @@
 - `run_suite`: the runner's whole pytest suite (vectors with the slow cases, statistics,
   SPEC §1 command line, restart, limits, robustness) against an `ours` entry started from its
   `command` with the short timeout flags; its outcomes grouped by scenario.
+- `verify_full`: `arena verify --full`, run_suite for each entry, `jobs` suites at once
+  (`run_at_most`); the entries are built first, one at a time.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import shutil
@@ -19,11 +22,13 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import renard_conformance
-from renard_conformance import conformance
+from renard_conformance import conformance, differential
 
 from .entries import Entry
 from .process import Launch, StartError, free_port, launch_ready
@@ -34,6 +39,9 @@ SUITE_TIMEOUT_S = 480  # one entry's whole suite (about 2 min); past it pytest i
 SOAK_TIMEOUT_S = 1200  # --soak: 10 min of wrk and 20 s of attack, with their servers' starts and settles
 INTERRUPT_GRACE_S = 30  # an interrupted pytest stops its servers within this, else it is killed
 FULL_SCHEMA = 1  # of results/verify-full.json
+# Suites at once by default: two is what scripts/flake (make flake) runs and has found sound,
+# each suite the other's load; a suite mostly waits (timeouts, pauses), so two share 2 cores.
+DEFAULT_JOBS = 2
 SUMMARY_RE = re.compile(r"^=*\s*(\d+ (passed|failed|skipped|errors?|deselected|xfailed|xpassed)\b.*?)\s*=*$")
 
 
@@ -230,41 +238,106 @@ def scenario_cell(row: dict | None) -> str:
     return "skipped"
 
 
-def verify_full(repo: Path, chosen: list[Entry], soak: bool, ensure_built) -> list[str]:
-    """`arena verify --full`: the suite for each `ours` entry in chosen (built first by
-    ensure_built(entry, log_dir) -> problem or None); prints each entry's closing line and the
-    entry x scenario table, writes results/verify-full.json (--soak: results/soak.json).
-    Returns the names of the entries that failed (an unavailable one fails)."""
+def default_jobs(soak: bool) -> int:
+    """Suites at once when --jobs is not given: DEFAULT_JOBS, or fewer on a machine with fewer
+    usable cores; one with --soak (each soak holds one renard under wrk's whole load)."""
+    if soak:
+        return 1
+    return max(1, min(DEFAULT_JOBS, len(os.sched_getaffinity(0))))
+
+
+def run_at_most(jobs: int, items: Sequence, work: Callable, finished: Callable) -> list:
+    """work(item) for every item, at most `jobs` at once, started in the items' order;
+    finished(item, result) is called in this thread as each one ends, in the order they end.
+    Returns the results in the items' order. work reports its own failures as its result: a
+    raise is re-raised here once the others have ended."""
+    results: list = [None] * len(items)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(work, item): index for index, item in enumerate(items)}
+        for future in as_completed(futures):
+            index = futures[future]
+            results[index] = future.result()
+            finished(items[index], results[index])
+    return results
+
+
+def run_suite_reported(entry: Entry, log_dir: Path, options: list[str], timeout_s: float, run) -> SuiteResult:
+    """run (run_suite) for one entry; anything it raises is this entry's error, reported, and
+    never stops the other suites."""
+    started = time.monotonic()
+    try:
+        return run(entry, log_dir, options, timeout_s)
+    except Exception as error:
+        return SuiteResult(
+            entry,
+            entry.command,
+            seconds=time.monotonic() - started,
+            error=f"the suite could not run: {type(error).__name__}: {error}",
+        )
+
+
+def print_suite_result(console, result: SuiteResult) -> None:
+    """An entry's closing line (ok or FAIL, pytest's summary, seconds, log) and its failed tests."""
+    mark = "[red]FAIL[/]" if result.failed else "[green]ok[/]  "
+    console.print(
+        f"{mark} {result.entry.name}: {result.summary or result.error} ({result.seconds:.0f} s; log {result.log})",
+        highlight=False,
+    )
+    for name, row in result.scenarios.items():
+        for failure in row["failures"]:
+            console.print(
+                f"[red]FAIL[/] {result.entry.name} {name}: {failure['test'].rpartition('::')[2]}", highlight=False
+            )
+
+
+def verify_full(
+    repo: Path, chosen: list[Entry], soak: bool, ensure_built, jobs: int | None = None, run=None
+) -> list[str]:
+    """`arena verify --full`: the suite for each `ours` entry in chosen, `jobs` at once
+    (default_jobs when None; 1: one after another, in chosen's order). The entries are built
+    first, one at a time, by ensure_built(entry, log_dir) -> problem or None (a build loads
+    both cores; the js entries share a folder). Prints each entry's closing line as its suite
+    ends, then the entry x scenario table in chosen's order, and writes
+    results/verify-full.json (--soak: results/soak.json) in that order. Returns the names of
+    the entries that failed, in chosen's order (an unavailable one fails). run stands for
+    run_suite (tests)."""
     from .ui import console, spinner
 
     if not chosen:
         return ["(no `ours` entry: --full runs the suite on our entries only)"]
+    jobs = jobs or default_jobs(soak)
+    run = run or run_suite
     long_runs = ["--renard-soak-seconds", "600", "--renard-attack-seconds", "20", "-k", "soak or attack or flagship"]
     options = long_runs if soak else []
+    timeout_s = SOAK_TIMEOUT_S if soak else SUITE_TIMEOUT_S
     log_dir = repo / "results" / "logs"
-    results, failed = [], []
+    problems: dict[str, str] = {}
     for entry in chosen:
         problem = entry.reason if not entry.available else ensure_built(entry, log_dir)
         if problem:
             console.print(f"[red]FAIL[/] {entry.name}: {problem}", highlight=False)
-            failed.append(entry.name)
-            continue
-        with spinner() as progress:
-            progress.add_task(f"suite on {entry.name}: {suite_command(entry)}", total=None)
-            result = run_suite(entry, log_dir, options, SOAK_TIMEOUT_S if soak else SUITE_TIMEOUT_S)
-        results.append(result)
-        mark = "[red]FAIL[/]" if result.failed else "[green]ok[/]  "
-        console.print(
-            f"{mark} {entry.name}: {result.summary or result.error} ({result.seconds:.0f} s; log {result.log})",
-            highlight=False,
-        )
-        for name, row in result.scenarios.items():
-            for failure in row["failures"]:
-                console.print(
-                    f"[red]FAIL[/] {entry.name} {name}: {failure['test'].rpartition('::')[2]}", highlight=False
-                )
-        if result.failed:
-            failed.append(entry.name)
+            problems[entry.name] = problem
+    ready = [entry for entry in chosen if entry.name not in problems]
+    if jobs > 1 and len(ready) > 1:
+        if run is run_suite:
+            # every suite's differential starts the flagship, building it when missing: once,
+            # here, not by two suites at once (if it cannot be built, that test says why)
+            differential.ensure_flagship()
+        console.print(f"suites: {len(ready)}, {min(jobs, len(ready))} at a time", highlight=False)
+
+    with spinner() as progress:
+
+        def one(entry: Entry) -> SuiteResult:
+            task = progress.add_task(f"suite on {entry.name}: {entry.command}", total=None)
+            try:
+                return run_suite_reported(entry, log_dir, options, timeout_s, run)
+            finally:
+                progress.remove_task(task)
+
+        results = run_at_most(jobs, ready, one, lambda _entry, result: print_suite_result(console, result))
+    failed = [entry.name for entry in chosen if entry.name in problems]
+    failed += [result.entry.name for result in results if result.failed]
+    failed.sort(key=[entry.name for entry in chosen].index)
     if results:
         console.print(suite_table(results))
         path = repo / "results" / ("soak.json" if soak else "verify-full.json")

@@ -1,5 +1,5 @@
 """`arena verify ENTRY…`: the conformance runner against each entry (the matrix of cases), or
-its whole suite against our entries (--full, --soak)."""
+its whole suite against our entries (--full, --soak), --jobs N suites at once."""
 
 from __future__ import annotations
 
@@ -44,12 +44,22 @@ def run_verification(ctx, chosen: list[Entry], quick: bool, log_dir: Path) -> li
     is_flag=True,
     help="With --full: only the long runs, 10 min of wrk and 20 s of slowloris at the cap (make soak).",
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="With --full: N suites at once, each entry's log and record as when alone; closing lines "
+    "as suites end, the table in the entries' order. Default: 2 (1 on a 1-core machine; 1 with --soak); "
+    "1 runs them one after another.",
+)
 @click.pass_context
-def verify_cmd(ctx, entries, quick, full, soak):
+def verify_cmd(ctx, entries, quick, full, soak, jobs):
     """Run the conformance cases against ENTRIES; exit 1 when an `ours` entry fails one."""
+    if jobs is not None and not (full or soak):
+        raise click.UsageError("--jobs: only with --full or --soak (it runs whole suites at once)")
     if full or soak:
         failed = verify_full(
-            ctx.obj["repo"], [e for e in load_entries(ctx, entries) if e.kind == "ours"], soak, ensure_built
+            ctx.obj["repo"], [e for e in load_entries(ctx, entries) if e.kind == "ours"], soak, ensure_built, jobs
         )
         if failed:
             raise Failure(f"the suite failed for {', '.join(failed)}")
