@@ -4,8 +4,6 @@ process per sample, server and load generator pinned to their own cores."""
 from __future__ import annotations
 
 import json
-import resource
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -21,7 +19,7 @@ from .entries import Entry
 from .mix import DEFAULT_MIX
 from .model import Config, Mode, Sample, mode
 from .outside import Outside
-from .process import Launch, Server, StartError, free_port, launch_ready, start
+from .process import Launch, Server, StartError, TimedOut, free_port, launch_ready, run_timed, start
 from .remote import Remote, pid_alive
 from .warmup import Window, until_steady
 
@@ -67,23 +65,17 @@ def wrk_argv(
 def run_wrk(argv: list[str], seconds: int) -> tuple[dict, float, float]:
     """Runs wrk to its end; returns (its JSON line, its CPU seconds, wall seconds).
 
-    CPU = ru_utime + ru_stime of the children reaped meanwhile, which is wrk alone (the
-    server stays alive until after this returns)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
+    CPU: process.run_timed's, which is wrk alone (the server stays alive until after this
+    returns). Bounded by seconds + 30 s."""
     try:
-        p = subprocess.run(argv, capture_output=True, timeout=seconds + 30, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise WrkError(f"wrk did not finish within {seconds + 30} s") from None
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    out = p.stdout.decode(errors="replace")
-    lines = [line for line in out.splitlines() if line.startswith(WRK_MARK)]
-    if p.returncode != 0 or len(lines) != 1:
-        tail = (out + p.stderr.decode(errors="replace")).strip().splitlines()[-5:]
-        raise WrkError(f"wrk exited {p.returncode} without its JSON line: " + " | ".join(tail))
-    return json.loads(lines[0][len(WRK_MARK) :]), cpu, wall
+        wrk = run_timed(argv, seconds, "wrk")
+    except TimedOut as err:
+        raise WrkError(str(err)) from None
+    lines = [line for line in wrk.stdout.splitlines() if line.startswith(WRK_MARK)]
+    if wrk.returncode != 0 or len(lines) != 1:
+        tail = (wrk.stdout + wrk.stderr).strip().splitlines()[-5:]
+        raise WrkError(f"wrk exited {wrk.returncode} without its JSON line: " + " | ".join(tail))
+    return json.loads(lines[0][len(WRK_MARK) :]), wrk.client_cpu_s, wrk.wall_s
 
 
 def wrk_rps(wrk: dict) -> float:

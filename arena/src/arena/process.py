@@ -1,10 +1,14 @@
 """Starting one entry: its `run` template rendered (entries.py), then handed to the runner's
-launcher (renard_conformance.launcher), which starts, waits for, measures and stops it."""
+launcher (renard_conformance.launcher), which starts, waits for, measures and stops it. And
+running a load generator for its time, with the CPU it used (run_timed: wrk, h2load)."""
 
 from __future__ import annotations
 
+import resource
 import shutil
+import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +17,7 @@ from renard_conformance.launcher import ServerProcess, StartError, free_port
 from .entries import Entry, render_config, render_run
 
 __all__ = ["Launch", "Server", "StartError", "free_port", "launch_ready", "listen_address", "start"]
+__all__ += ["Timed", "TimedOut", "run_timed"]
 
 
 def listen_address(host: str, port: int) -> str:
@@ -143,3 +148,40 @@ def launch_ready(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> Serve
     server = start(entry, launch)
     server.wait_ready(timeout_s)
     return server
+
+
+# --- a timed child: the load generator ------------------------------------------------------
+
+
+class TimedOut(Exception):
+    """A timed child that did not finish within its seconds and the grace: str() says so."""
+
+
+@dataclass
+class Timed:
+    """What a timed child printed, how it ended, and what it cost."""
+
+    stdout: str
+    stderr: str
+    returncode: int
+    client_cpu_s: float  # its user + system CPU seconds (and those of its own children)
+    wall_s: float  # seconds from its start to its end
+
+
+def run_timed(argv: list[str], seconds: float, name: str = "", grace_s: float = 30.0) -> Timed:
+    """Runs argv (a load generator told to run `seconds`) to its end, its output captured, no
+    stdin; killed, and TimedOut raised naming it (name, else argv[0]), after seconds + grace_s.
+
+    CPU = ru_utime + ru_stime of the children this process reaped meanwhile: the child alone,
+    as long as no other child of this process (the server) ends during it."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.perf_counter()
+    try:
+        p = subprocess.run(argv, capture_output=True, timeout=seconds + grace_s, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise TimedOut(f"{name or Path(argv[0]).name} did not finish within {seconds + grace_s:g} s") from None
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    return Timed(out, err, p.returncode, cpu, wall)

@@ -5,14 +5,12 @@ in the shape of wrk's JSON line."""
 from __future__ import annotations
 
 import re
-import resource
-import subprocess
-import time
 from pathlib import Path
 
 from renard_conformance.launcher import CLK_TCK
 
 from .model import Config
+from .process import TimedOut, run_timed
 from .stackdef import H2_STREAMS, StackError
 
 # --- readings ----------------------------------------------------------------------------
@@ -94,20 +92,15 @@ def run_h2load(
     log = tmp / "h2load.log"
     argv = ["taskset", "-c", cfg.client_cpus, "h2load", "-t1", f"-c{cfg.connections}", f"-m{H2_STREAMS}"]
     argv += [f"-D{seconds}", f"--log-file={log}", f"--input-file={uris}" if uris else url]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    began = time.perf_counter()
     try:
-        p = subprocess.run(argv, capture_output=True, timeout=seconds + 30, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise StackError(f"h2load did not finish within {seconds + 30} s") from None
-    wall = time.perf_counter() - began
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    out = p.stdout.decode(errors="replace")
-    if p.returncode != 0:
-        raise StackError(f"h2load exited {p.returncode}: " + " | ".join((out + p.stderr.decode()).splitlines()[-3:]))
+        h2load = run_timed(argv, seconds, "h2load")
+    except TimedOut as err:
+        raise StackError(str(err)) from None
+    if h2load.returncode != 0:
+        tail = (h2load.stdout + h2load.stderr).splitlines()[-3:]
+        raise StackError(f"h2load exited {h2load.returncode}: " + " | ".join(tail))
     text = log.read_text() if log.is_file() else ""
     log.unlink(missing_ok=True)
-    figures = parse_h2load(out, text, expect)
+    figures = parse_h2load(h2load.stdout, text, expect)
     figures["duration_us"] = seconds * 1_000_000  # h2load's -D: the measured period
-    return figures, cpu, wall
+    return figures, h2load.client_cpu_s, h2load.wall_s
