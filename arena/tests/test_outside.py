@@ -1,17 +1,94 @@
 """`arena bench --cmd`: a server outside the repository, measured beside the floor; its only
 check is "GET --path answers --expect"."""
 
+import http.client
 import json
+import socket
+import ssl
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from arena.outside import OutsideError, outside_entry
+from arena.outside import OutsideError, get_problem, outside_entry
+from arena.process import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 HTTP_SERVER = f"{sys.executable} -m http.server --bind 127.0.0.1 {{port}}"
+
+
+class Answers(BaseHTTPRequestHandler):
+    """302 on /, 200 on /here, 404 elsewhere (the query ignored); each request's target and
+    Connection header kept in the server's `seen`."""
+
+    def do_GET(self):
+        self.server.seen.append((self.path, self.headers.get("Connection")))
+        self.send_response({"/": 302, "/here": 200}.get(self.path.split("?")[0], 404))
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def serving(context: ssl.SSLContext | None = None):
+    """A ThreadingHTTPServer of Answers on 127.0.0.1 (over TLS with a context), serving in a
+    thread; the caller shuts it down."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answers)
+    server.seen = []
+    if context is not None:
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture
+def answers():
+    server = serving()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def connect(port: int) -> http.client.HTTPConnection:
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+
+
+def test_the_one_check_accepts_the_expected_status_and_says_any_other(answers):
+    port = answers.server_address[1]
+    assert get_problem(connect(port), "/", 302) == ""
+    assert get_problem(connect(port), "/here?x=1", 200) == ""
+    assert get_problem(connect(port), "/nowhere", 302) == "GET /nowhere: expected 302, got 404 Not Found"
+    shown = get_problem(connect(port), "/", 200, "http://example.test/")
+    assert shown == "GET http://example.test/: expected 200, got 302 Found"
+    assert answers.seen[1] == ("/here?x=1", "close") and len(answers.seen) == 4
+
+
+def test_the_one_check_says_when_the_answer_is_not_http():
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def answer_nonsense():
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(4096)
+            conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+
+    threading.Thread(target=answer_nonsense, daemon=True).start()
+    try:
+        problem = get_problem(connect(listener.getsockname()[1]), "/", 302)
+    finally:
+        listener.close()
+    assert problem.startswith("GET /: not an HTTP/1.1 answer (BadStatusLine"), problem
+
+
+def test_the_one_check_raises_oserror_when_nothing_listens():
+    with pytest.raises(OSError):
+        get_problem(connect(free_port()), "/", 302)
 
 
 def arena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -6,15 +6,18 @@ read; the run's latency distributions and results.csv are written beside run.jso
 import csv
 import json
 import shutil
+import ssl
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from test_outside import serving
 
 from arena.entries import discover
 from arena.process import Launch, free_port, launch_ready
 from arena.remote import RemoteError, remote_entry
+from arena.stackfront import make_certificate
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -68,6 +71,28 @@ def bench_url(tmp_path: Path, url: str, *more: str) -> tuple[subprocess.Complete
 def test_a_url_that_cannot_be_measured_is_refused(url, words):
     with pytest.raises(RemoteError, match=words):
         remote_entry(url)
+
+
+@pytest.mark.skipif(not shutil.which("openssl"), reason="needs openssl to make the test's certificate")
+def test_an_https_url_is_checked_without_verifying_its_certificate(tmp_path):
+    """As wrk: a self-signed certificate passes; the URL's path and query are what is asked."""
+    cert, key = make_certificate(tmp_path)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = serving(context)
+    try:
+        url = f"https://127.0.0.1:{server.server_address[1]}/?seed=alice"
+        assert remote_entry(url).answer_problem() == ""
+        assert remote_entry(url, expect=200).answer_problem() == f"GET {url}: expected 200, got 302 Found"
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert server.seen == [("/?seed=alice", "close")] * 2
+
+
+def test_nothing_at_the_url_is_an_oserror_the_bench_says():
+    with pytest.raises(OSError):
+        remote_entry(f"http://127.0.0.1:{free_port()}/").answer_problem()
 
 
 def test_a_pid_that_is_not_running_is_refused_with_exit_2():

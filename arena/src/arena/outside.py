@@ -32,17 +32,26 @@ class Outside(Entry):
     def answer_problem(self, host: str, port: int) -> str:
         """ "" when GET path answers expect, else what came back. Raises OSError when it cannot connect."""
         connection = http.client.HTTPConnection(host, port, timeout=CHECK_TIMEOUT_S)
-        try:
-            connection.request("GET", self.path, headers={"Connection": "close"})
-            response = connection.getresponse()
-            response.read()
-        except http.client.HTTPException as err:
-            return f"GET {self.path}: not an HTTP/1.1 answer ({type(err).__name__}: {err})"
-        finally:
-            connection.close()
-        if response.status != self.expect:
-            return f"GET {self.path}: expected {self.expect}, got {response.status} {response.reason}"
-        return ""
+        return get_problem(connection, self.path, self.expect)
+
+
+def get_problem(connection: http.client.HTTPConnection, target: str, expect: int, shown: str = "") -> str:
+    """The one check of a server the arena does not know (--cmd here, --url in remote.py):
+    "" when `GET target` (Connection: close) on connection, HTTP or HTTPS, answers `expect`,
+    else what came back, saying `GET shown` (default: target). Closes the connection. Raises
+    OSError when it cannot connect or the answer does not come within the connection's timeout."""
+    shown = shown or target
+    try:
+        connection.request("GET", target, headers={"Connection": "close"})
+        response = connection.getresponse()
+        response.read()
+    except http.client.HTTPException as err:
+        return f"GET {shown}: not an HTTP/1.1 answer ({type(err).__name__}: {err})"
+    finally:
+        connection.close()
+    if response.status != expect:
+        return f"GET {shown}: expected {expect}, got {response.status} {response.reason}"
+    return ""
 
 
 def outside_entry(command: str, path: str = "/", expect: int = 302, cwd: Path | None = None) -> Outside:

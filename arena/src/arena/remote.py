@@ -24,9 +24,9 @@ from urllib.parse import urlsplit
 from renard_conformance.launcher import CLK_TCK, proc_cpu_ticks, proc_kib, process_tree
 
 from .entries import Entry
+from .outside import CHECK_TIMEOUT_S, get_problem
 
 NAME = "url"  # the entry's name in the run and the report
-CHECK_TIMEOUT_S = 5.0
 
 
 class RemoteError(ValueError):
@@ -63,17 +63,7 @@ class Remote(Entry):
             connection = http.client.HTTPSConnection(self.host, self.port, timeout=CHECK_TIMEOUT_S, context=context)
         else:
             connection = http.client.HTTPConnection(self.host, self.port, timeout=CHECK_TIMEOUT_S)
-        try:
-            connection.request("GET", self.target, headers={"Connection": "close"})
-            response = connection.getresponse()
-            response.read()
-        except http.client.HTTPException as err:
-            return f"GET {self.url}: not an HTTP/1.1 answer ({type(err).__name__}: {err})"
-        finally:
-            connection.close()
-        if response.status != self.expect:
-            return f"GET {self.url}: expected {self.expect}, got {response.status} {response.reason}"
-        return ""
+        return get_problem(connection, self.target, self.expect, self.url)
 
     # --- its process, when --pid names it ------------------------------------------------
 
