@@ -8,6 +8,7 @@ h2load or taskset is missing."""
 
 import http.client
 import json
+import os
 import shutil
 import socket
 import ssl
@@ -24,6 +25,7 @@ from arena import stack, stackfront
 from arena.build import needs_build
 from arena.mix import MIXES, PERIOD, targets
 from arena.model import Config
+from renard_conformance.launcher import process_tree
 
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = ("nginx", "openssl", "wrk", "h2load", "taskset")
@@ -80,6 +82,22 @@ def test_a_stack_whose_entry_is_gone_is_refused_before_it_is_measured(rust, cert
         assert stackfront.answer_problem(s, running.port, cert[0]).startswith("answered 502")  # a fast, wrong answer
     finally:
         running.stop()
+
+
+@pytest.mark.parametrize("policy, expected", [("batch", os.SCHED_BATCH), ("normal", os.SCHED_OTHER)])
+def test_the_daemon_behind_nginx_runs_under_the_policy_and_nginx_under_the_normal_one(rust, cert, policy, expected):
+    # batch is deploy/renard.service's CPUSchedulingPolicy=: the stack measures what is deployed
+    for transport in ("rust", "rust+unix"):
+        (s,) = [x for x in stack.resolve([transport], {"rust": rust}) if x.name == transport]
+        running = stackfront.start_stack(s, stack.MODES["keepalive"], "0", *cert, policy=policy)
+        try:
+            assert stackfront.answer_problem(s, running.port, cert[0]) == ""
+            daemon = process_tree(running.entry.proc.pid)
+            front = process_tree(running.front.process.pid)
+            assert daemon and {os.sched_getscheduler(pid) for pid in daemon} == {expected}, (transport, daemon)
+            assert {os.sched_getscheduler(pid) for pid in front} == {os.SCHED_OTHER}
+        finally:
+            running.stop()
 
 
 def reused(port: int, cafile: Path) -> bool:

@@ -18,6 +18,7 @@ from .model import Config
 from .process import StartError
 from .report import stacks as stack_report
 from .report.loads import latency_report, sweep_report, write_json
+from .stackdef import DEFAULT_POLICY, POLICIES
 from .sweep import levels, sweep
 from .ui import console, err_console, spinner
 
@@ -238,10 +239,29 @@ def history_cmd(ctx, entries, path, include_quick):
 @click.option(
     "--mix", "mix_name", type=click.Choice(list(MIXES)), default=DEFAULT_MIX, show_default=True, help=OPTION_HELP
 )
+@click.option(
+    "--sched",
+    type=click.Choice(list(POLICIES)),
+    default=DEFAULT_POLICY,
+    show_default=True,
+    help="How a daemon behind nginx is scheduled: batch, as deploy/renard.service runs renard; normal.",
+)
 @with_common
 @click.pass_context
 def stack_cmd(
-    ctx, stacks, modes, duration, warmup, reps, connections, mix_name, server_cpus, client_cpus, results_dir, run
+    ctx,
+    stacks,
+    modes,
+    duration,
+    warmup,
+    reps,
+    connections,
+    mix_name,
+    sched,
+    server_cpus,
+    client_cpus,
+    results_dir,
+    run,
 ):
     """nginx with TLS in front of each STACK (an entry; ENTRY+unix over a Unix socket), beside
     nginx alone (nginx-302, nginx-png): requests/s, p99, CPU per request of the whole stack."""
@@ -286,6 +306,7 @@ def stack_cmd(
             cfg,
             lambda i, n, words, p=p, t=task: p.update(t, description=f"{i + 1}/{n} {words}"),
             skipped,
+            sched,
         )
     record.method = stack.method_words(cfg, record)
     for f in record.failures:

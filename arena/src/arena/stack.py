@@ -45,6 +45,7 @@ from .stackdef import (
     BASELINES,
     COUNT,
     DEFAULT,
+    DEFAULT_POLICY,
     H2_STREAMS,
     MODES,
     TARGETS,
@@ -112,10 +113,19 @@ class StackSample:
         return cls(**{k: d[k] for k in cls.__dataclass_fields__})
 
 
-def measure(stack: Stack, mode: StackMode, rep: int, cfg: Config, cert: Path, key: Path, work: Path) -> StackSample:
-    """One fresh stack: started, its answer checked, warmed up, measured, stopped. Raises
-    StartError, StackError or WrkError."""
-    running = start_stack(stack, mode, cfg.server_cpus, cert, key)
+def measure(
+    stack: Stack,
+    mode: StackMode,
+    rep: int,
+    cfg: Config,
+    cert: Path,
+    key: Path,
+    work: Path,
+    policy: str = DEFAULT_POLICY,
+) -> StackSample:
+    """One fresh stack: started (its daemon scheduled by policy), its answer checked, warmed
+    up, measured, stopped. Raises StartError, StackError or WrkError."""
+    running = start_stack(stack, mode, cfg.server_cpus, cert, key, policy)
     try:
         problem = answer_problem(stack, running.port, cert)
         if problem:
@@ -200,12 +210,18 @@ def order(stacks: list[Stack], modes: list[str], reps: int) -> list[tuple[int, s
 
 
 def run(
-    stacks: list[Stack], modes: list[str], cfg: Config, progress=None, skipped: dict[str, str] | None = None
+    stacks: list[Stack],
+    modes: list[str],
+    cfg: Config,
+    progress=None,
+    skipped: dict[str, str] | None = None,
+    policy: str = DEFAULT_POLICY,
 ) -> StackRun:
     """Measures every stack in every mode cfg.repetitions times, interleaved. A stack that
     cannot start is tried no more, and said in `failures` with the reason; the others go on.
     skipped: stack name -> why it is not measured at all (an entry unavailable or unbuilt),
-    kept in the record as a failure. progress(done, total, words) before each sample."""
+    kept in the record as a failure. progress(done, total, words) before each sample. policy:
+    how every daemon behind nginx is scheduled (stackdef.POLICIES)."""
     record = StackRun(
         {
             "server_cpus": cfg.server_cpus,
@@ -219,6 +235,7 @@ def run(
             "upstream_keepalive": UPSTREAM_KEEPALIVE,
             "h2_streams": H2_STREAMS,
             "mix": cfg.mix,
+            "daemon_policy": policy,
         },
         [s.to_json() for s in stacks],
     )
@@ -238,7 +255,7 @@ def run(
             if progress:
                 progress(i, len(steps), f"{stack.name}, {mode_name}, repetition {rep + 1}")
             try:
-                record.samples.append(measure(stack, MODES[mode_name], rep, cfg, cert, key, work))
+                record.samples.append(measure(stack, MODES[mode_name], rep, cfg, cert, key, work, policy))
             except (StartError, StackError, WrkError) as err:
                 reason = str(err).strip()
                 record.failures.append({"stack": stack.name, "mode": mode_name, "rep": rep, "reason": reason})
@@ -258,6 +275,13 @@ def method_words(cfg: Config, record: StackRun | None = None) -> str:
     """How the stacks were measured, in words, for the report (with the machine's load average)."""
     load = record.config.get("load_average") if record else None
     busy = f" Load average (1 min): {load[0]:g} at the start, {load[1]:g} at the end." if load else ""
+    policy = record.config.get("daemon_policy", "normal") if record else DEFAULT_POLICY
+    scheduled = (
+        "A daemon behind nginx runs under SCHED_BATCH, as deploy/renard.service runs renard "
+        "(CPUSchedulingPolicy=batch: its wake-ups do not preempt nginx); nginx under the normal policy. "
+        if policy == "batch"
+        else "Every process under the normal scheduling policy. "
+    )
     return (
         f"nginx 1.22 in front (one worker; TLS 1.2/1.3 with an ECDSA P-256 certificate made for the run; "
         f"HTTP/1.1 and HTTP/2 on one port; upstream keep-alive {UPSTREAM_KEEPALIVE} to the entry, which has "
@@ -268,7 +292,7 @@ def method_words(cfg: Config, record: StackRun | None = None) -> str:
         "(a 302 to the template, or the PNG) before each sample. CPU µs/req: utime + stime of every process of "
         "the stack (nginx, the entry, their children) ÷ requests answered. wrk and h2load both resume the TLS "
         "session when they reconnect; the handshake mode turns resumption off in nginx (no session cache, no "
-        "tickets), so that each connection pays a full handshake. " + mix_words(cfg.mix) + busy
+        "tickets), so that each connection pays a full handshake. " + scheduled + mix_words(cfg.mix) + busy
     )
 
 

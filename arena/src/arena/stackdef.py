@@ -12,6 +12,13 @@ LOCATION = "https://avatar.example.org/Renard-{n}.png"
 UPSTREAM_KEEPALIVE = 64  # idle connections nginx keeps to the entry: as deploy/nginx-site.conf, at least
 # the load's 50 connections; with 32, nginx opened and closed a connection to the entry for 0.32 of
 # its requests (3.51 system calls per request in renard instead of 2.33)
+# How the daemon behind nginx is scheduled (a program its command runs under). batch, as
+# deploy/renard.service runs renard (CPUSchedulingPolicy=batch): on the one core of the stack, a
+# normal task's wake-up preempts nginx once per forwarded request; under SCHED_BATCH nginx ends its
+# turn first and the daemon answers every queued request in one wake-up (servers/rust/README.md).
+# Every daemon gets the same policy (php-fpm's master and workers too); nginx keeps the normal one.
+POLICIES = {"batch": ("chrt", "--batch", "0"), "normal": ()}
+DEFAULT_POLICY = "batch"
 H2_STREAMS = 1  # h2load -m: streams in flight per connection (with -c 50: 50 in flight, as wrk)
 BASELINE = "nginx-302"  # what every stack's CPU per request is divided by
 DEFAULT = ("rust", "php-fpm")  # the stacks measured when none is named (beside the baselines)

@@ -22,7 +22,7 @@ from pathlib import Path
 from renard_conformance.launcher import ServerProcess, process_tree
 
 from .process import Launch, Server, StartError, free_port, launch_ready, start
-from .stackdef import COUNT, LOCATION, UPSTREAM_KEEPALIVE, Stack, StackError, StackMode
+from .stackdef import COUNT, DEFAULT_POLICY, LOCATION, POLICIES, UPSTREAM_KEEPALIVE, Stack, StackError, StackMode
 
 PNG_BYTES = 4096  # the static baseline's file
 
@@ -160,9 +160,13 @@ def _wait_unix(server: Server, path: Path, timeout_s: float = 30.0) -> None:
     raise StartError(f"{server.entry.name}: no connection accepted on unix:{path} within {timeout_s:g} s")
 
 
-def start_stack(stack: Stack, mode: StackMode, cpus: str, cert: Path, key: Path) -> Running:
-    """Starts the stack pinned to cpus, ready to answer; raises StartError (nothing left running)."""
+def start_stack(
+    stack: Stack, mode: StackMode, cpus: str, cert: Path, key: Path, policy: str = DEFAULT_POLICY
+) -> Running:
+    """Starts the stack pinned to cpus, ready to answer, a daemon behind nginx scheduled by
+    policy (POLICIES); raises StartError (nothing left running)."""
     running = Running(free_port(), cpus)
+    wrapper = POLICIES[policy]
     tls = tls_directives(cert, key, mode.resumption)
     try:
         if stack.kind == "inside":
@@ -173,12 +177,12 @@ def start_stack(stack: Stack, mode: StackMode, cpus: str, cert: Path, key: Path)
         upstream = None
         if stack.kind == "proxy" and stack.transport == "unix":
             sock = running.tmp / "entry.sock"
-            running.entry = start(stack.entry, Launch(threads=1, cpus=cpus, listen=f"unix:{sock}"))
+            running.entry = start(stack.entry, Launch(threads=1, cpus=cpus, wrapper=wrapper, listen=f"unix:{sock}"))
             _wait_unix(running.entry, sock)
             os.chmod(sock, 0o666)  # as deploy/renard.socket gives nginx's group access
             upstream = f"unix:{sock}"
         elif stack.kind == "proxy":
-            running.entry = launch_ready(stack.entry, Launch(port=free_port(), threads=1, cpus=cpus))
+            running.entry = launch_ready(stack.entry, Launch(port=free_port(), threads=1, cpus=cpus, wrapper=wrapper))
             upstream = f"127.0.0.1:{running.entry.port}"
         elif stack.name == "nginx-png":
             (running.tmp / stack.path.lstrip("/")).write_bytes(png())
