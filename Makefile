@@ -60,10 +60,11 @@ test-entries: setup $(RENARD)
 	$(ARENA) test
 
 # The runner's own tests, then its whole suite (vectors, SPEC §1, limits, robustness) against
-# every `ours` entry, started from its entry.toml `command` (built first when needed).
+# every `ours` entry, started from its entry.toml `command` (built first when needed), two
+# suites at once, each the other's load as in make flake (about half the time of one by one).
 test-spec: setup $(RENARD)
 	$(PYTEST) -q spec/runner/tests
-	$(ARENA) verify --full
+	$(ARENA) verify --full --jobs 2
 
 test-arena: setup
 	$(PYTEST) -q -m "not slow" arena/tests
