@@ -81,7 +81,6 @@ func (c *conn) serve() {
 	defer c.s.release(c)
 	bufp := readBuffers.Get().(*[]byte)
 	defer readBuffers.Put(bufp)
-	c.nc.SetNoDelay(true)
 	c.buf = *bufp
 	c.headStarted, c.lastProgress = c.accepted, c.accepted
 	for c.phase == phaseOpen {

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -34,7 +35,10 @@ func main() {
 	}
 	runtime.GOMAXPROCS(cfg.threads)
 
-	listener, err := net.Listen("tcp", cfg.listen.String())
+	// KeepAlive -1: no TCP keep-alive probes on accepted connections (Go's default turns them on,
+	// four setsockopt calls per connection); the spec's idle timeout (§7.3) ends idle ones.
+	lc := net.ListenConfig{KeepAlive: -1}
+	listener, err := lc.Listen(context.Background(), "tcp", cfg.listen.String())
 	if err != nil {
 		var sys *os.SyscallError
 		if errors.As(err, &sys) {
