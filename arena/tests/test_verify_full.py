@@ -210,7 +210,25 @@ def test_a_failing_suite_is_reported_and_the_other_runs_to_its_end(tmp_path, cap
     assert "FAIL alpha: the suite could not run" in out and "ok   bravo: 2 passed" in out
 
 
-def test_closing_lines_come_as_suites_end_and_the_table_and_json_keep_the_entries_order(tmp_path, capsys):
+def test_each_result_is_reported_as_it_ends_not_in_the_items_order():
+    second_reported = threading.Event()
+    reported = []
+
+    def work(item):
+        if item == 1:  # waits for the report of 2, which a report in the items' order never gives
+            assert second_reported.wait(30)
+        return item
+
+    def finished(item, _result):
+        reported.append(item)
+        if item == 2:
+            second_reported.set()
+
+    assert verify.run_at_most(2, [1, 2], work, finished) == [1, 2]
+    assert reported == [2, 1]
+
+
+def test_the_table_and_json_keep_the_entries_order_when_the_second_suite_ends_first(tmp_path, capsys):
     alpha, bravo = two_entries(tmp_path)
     bravo_ended = threading.Event()
 
@@ -223,7 +241,7 @@ def test_closing_lines_come_as_suites_end_and_the_table_and_json_keep_the_entrie
 
     assert verify.verify_full(tmp_path, [alpha, bravo], False, built, jobs=2, run=run) == []
     out = capsys.readouterr().out
-    assert out.index("ok   bravo:") < out.index("ok   alpha:")  # as they ended
+    assert "ok   alpha: 2 passed (2 s" in out and "ok   bravo: 2 passed (1 s" in out
     header = next(line for line in out.splitlines() if "scenario" in line and "alpha" in line)
     assert header.index("alpha") < header.index("bravo")  # the table: the entries' order
     document = json.loads((tmp_path / "results" / "verify-full.json").read_text())
