@@ -83,11 +83,26 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def test_ctrl_c_writes_the_samples_measured_so_far_and_report_rebuilds_an_unfinished_run(tmp_path):
+def fixture_servers() -> list[int]:
+    """Pids of the fixture's servers still running (their command line names the behaviour)."""
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone meanwhile
+        if b"server.py" in argv and b"--behaviour" in argv:
+            pids.append(int(cmdline.parent.name))
+    return pids
+
+
+# Ctrl-C as a terminal sends it: SIGINT at its default in the child, even when `make test`
+# runs in the background (a shell starts a background job with SIGINT ignored); SIGTERM as
+# kill, systemd or a CI's time limit send it.
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_an_interrupt_writes_the_samples_measured_so_far_stops_the_server_and_report_rebuilds_the_run(tmp_path, sig):
     argv = [sys.executable, "-m", "arena.cli", "--repo", str(FIXTURE_REPO), "bench", "good", "--quick"]
     argv += ["--no-verify", "--modes", "keepalive", "--reps", "30", "--results", str(tmp_path)]
-    # Ctrl-C as a terminal sends it: SIGINT at its default in the child, even when `make test`
-    # runs in the background (a shell starts a background job with SIGINT ignored).
     bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         deadline = time.monotonic() + 120
@@ -102,13 +117,14 @@ def test_ctrl_c_writes_the_samples_measured_so_far_and_report_rebuilds_an_unfini
         assert rebuilt.returncode == 0, rebuilt.stderr
         assert "this run did not finish (the arena stopped while measuring" in (run_dir / "report.md").read_text()
 
-        bench.send_signal(signal.SIGINT)
+        bench.send_signal(sig)
         out, err = bench.communicate(timeout=60)
     finally:
         bench.kill()
     assert bench.returncode == 130 and "Traceback" not in out + err, out[-3000:] + err[-3000:]
+    assert fixture_servers() == []  # the sample's server was stopped, not left behind
     run = validate(json.loads((run_dir / "run.json").read_text()))
-    assert run["unfinished"].startswith("interrupted (Ctrl-C) after")
+    assert run["unfinished"].startswith("interrupted (Ctrl-C or SIGTERM) after")
     assert 1 <= len(run["samples"]) < 30 and all(s["entry"] == "good" for s in run["samples"])
-    assert "this run did not finish (interrupted (Ctrl-C)" in (run_dir / "report.md").read_text()
+    assert "this run did not finish (interrupted (Ctrl-C or SIGTERM)" in (run_dir / "report.md").read_text()
     assert not (tmp_path / "history.jsonl").exists()  # a partial run is no point of the history

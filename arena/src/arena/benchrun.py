@@ -170,7 +170,9 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     if interrupted:
         measured = len(samples) + len(failures)
         unfinished = (
-            f"interrupted (Ctrl-C) after {measured} of {planned} samples" if planned else "interrupted (Ctrl-C)"
+            f"interrupted (Ctrl-C or SIGTERM) after {measured} of {planned} samples"
+            if planned
+            else "interrupted (Ctrl-C or SIGTERM)"
         )
     run = run_doc(unfinished)
     run.write(run_dir)
