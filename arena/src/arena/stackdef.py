@@ -16,7 +16,8 @@ UPSTREAM_KEEPALIVE = 64  # idle connections nginx keeps to the entry: as deploy/
 # deploy/renard.service runs renard (CPUSchedulingPolicy=batch): on the one core of the stack, a
 # normal task's wake-up preempts nginx once per forwarded request; under SCHED_BATCH nginx ends its
 # turn first and the daemon answers every queued request in one wake-up (servers/rust/README.md).
-# Every daemon gets the same policy (php-fpm's master and workers too); nginx keeps the normal one.
+# Only a daemon behind the front nginx (ENTRY, ENTRY+unix); nginx, and an entry that is nginx
+# (php-fpm with its own nginx, started as one command), keep the normal policy.
 POLICIES = {"batch": ("chrt", "--batch", "0"), "normal": ()}
 DEFAULT_POLICY = "batch"
 H2_STREAMS = 1  # h2load -m: streams in flight per connection (with -c 50: 50 in flight, as wrk)
