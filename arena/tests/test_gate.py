@@ -9,7 +9,7 @@ import pytest
 from test_bench import WRK
 
 from arena import gate, instructions
-from arena.gate import GateError, Options, cpu_us_per_request, gate_config, run_gate, worktree
+from arena.gate import GateError, Options, gate_config, run_gate, worktree
 from arena.model import Sample
 
 REPO = Path(__file__).resolve().parents[2]
@@ -89,5 +89,5 @@ def test_the_timed_gate_decides_on_cpu_per_request_from_the_cgroup_and_shows_req
 
 
 def test_without_a_cgroup_the_gate_reads_cpu_per_request_from_proc():
-    assert cpu_us_per_request(cost_sample(0.01, 1000.0)) == pytest.approx(10.0)
-    assert cpu_us_per_request(cost_sample(0.01, 1000.0, 0.0123)) == pytest.approx(12.3)
+    assert cost_sample(0.01, 1000.0).own_cpu_us == pytest.approx(10.0)
+    assert cost_sample(0.01, 1000.0, 0.0123).own_cpu_us == pytest.approx(12.3)

@@ -37,7 +37,7 @@ from .bench import SampleError, WrkError, measure_sample, scripts_for
 from .build import build, needs_build
 from .cgroup import CapError
 from .entries import Entry, discover, select
-from .model import Config, Sample
+from .model import Config
 from .process import StartError
 
 
@@ -119,16 +119,8 @@ def syscall_verdicts(a: Entry, b: Entry, say: Callable[[str], None]) -> list[com
     return out
 
 
-def cpu_us_per_request(sample: Sample) -> float | None:
-    """The server's CPU µs per request: from its cgroup's counter where it sat in one (the
-    capped modes: ns resolution), else from /proc (10 ms ticks); None when it answered none."""
-    if sample.cgroup_cpu_s is not None and sample.requests:
-        return sample.cgroup_cpu_s * 1e6 / sample.requests
-    return sample.cpu_us_per_req
-
-
 def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[[str], None]) -> compare.Verdict:
-    """A and B by the server's CPU time per request (cpu_us_per_request; fewer is better) of
+    """A and B by the server's CPU time per request (Sample.own_cpu_us; fewer is better) of
     interleaved fresh-process samples in cfg.modes[0]: the server's own cost, which wrk's
     share of a loaded machine moves less than its requests/s. The requests/s interval of the
     same samples is said beside it, for reference, and decides nothing."""
@@ -141,7 +133,7 @@ def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[
         for pair in range(opts.max_pairs):
             for side, entry in (("A", a), ("B", b)):
                 sample = measure_sample(entry, mode_name, pair, cfg, scripts)
-                cost = cpu_us_per_request(sample)
+                cost = sample.own_cpu_us
                 if cost is None:
                     raise SampleError("answered no request during the run")
                 cpu[side].append(cost)

@@ -155,6 +155,15 @@ class Sample:
         return self.steal_share is not None and self.steal_share > STEAL_LIMIT
 
     @property
+    def own_cpu_us(self) -> float | None:
+        """The server's CPU µs per request: from its cgroup's counter where it sat in one (the
+        capped modes: ns resolution), else from /proc (10 ms ticks); None when unknown or none
+        answered. What the gate decides on and the capped modes rank on."""
+        if self.cgroup_cpu_s is not None and self.requests:
+            return self.cgroup_cpu_s * 1e6 / self.requests
+        return self.cpu_us_per_req
+
+    @property
     def efficiency(self) -> float | None:
         """Requests per server CPU-second: 1e6 / CPU µs per request."""
         return 1e6 / self.cpu_us_per_req if self.cpu_us_per_req else None

@@ -155,16 +155,8 @@ def fmt_ratio(r: Ratio) -> str:
 
 
 def own_cpu_us(series: Series) -> list[float]:
-    """The server's CPU µs per request of each sample that has one, in repetition order: from its
-    cgroup's counter where it sat in one (the capped modes: the kernel's ns), else from /proc
-    (utime + stime in 10 ms ticks). The gate reads the same (gate.cpu_us_per_request)."""
-    out = []
-    for s in series.samples:
-        if s.cgroup_cpu_s is not None and s.requests:
-            out.append(s.cgroup_cpu_s * 1e6 / s.requests)
-        elif s.cpu_us_per_req is not None:
-            out.append(s.cpu_us_per_req)
-    return out
+    """Sample.own_cpu_us of each sample that has one, in repetition order."""
+    return [v for v in (s.own_cpu_us for s in series.samples) if v is not None]
 
 
 def compared(mode: Mode, series: Series) -> list[float]:
