@@ -46,6 +46,7 @@ lint: venv $(VENV)/bin/actionlint
 	$(VENV)/bin/ruff format --check arena spec/runner deploy deploy/demo/run packaging
 	cd servers/rust && cargo fmt --check && cargo clippy --all-targets --locked -- -D warnings
 	$(VENV)/bin/actionlint .github/workflows/*.yml
+	scripts/lint-shell                                # shellcheck: every shell script and entry command
 	cd arena && ../$(VENV)/bin/lint-imports          # contracts in arena/pyproject.toml: no import circles
 	cd spec/runner && ../../$(VENV)/bin/lint-imports # and in spec/runner/pyproject.toml
 	cd servers/python && ../../$(VENV)/bin/lint-imports  # and in servers/python/pyproject.toml
