@@ -90,6 +90,11 @@ impl<S: Socket> Conn<S> {
         }
     }
 
+    /// The socket, to register it with the poll.
+    pub fn stream_mut(&mut self) -> &mut S {
+        &mut self.stream
+    }
+
     /// Octets held: a partial head (or input set aside), and unsent output. The memory
     /// contract: at most [`crate::context::INPUT_BUFFER`] and [`OUTPUT_BOUND`].
     pub fn held(&self) -> (usize, usize) {

@@ -27,10 +27,11 @@ impl Listener {
     /// The next pending connection, non-blocking (WouldBlock: none).
     pub fn accept(&self) -> io::Result<Stream> {
         match self {
-            Listener::Tcp(listener) => listener.accept().map(|(stream, _)| {
-                let _ = stream.set_nodelay(true);
-                Stream::new(OwnedFd::from(std::net::TcpStream::from(stream)))
-            }),
+            // TCP_NODELAY is the listener's, which Linux copies to the sockets it accepts
+            // (set by `no_delay`): no setsockopt per connection.
+            Listener::Tcp(listener) => {
+                listener.accept().map(|(stream, _)| Stream::new(OwnedFd::from(std::net::TcpStream::from(stream))))
+            }
             Listener::Unix(listener) => listener
                 .accept()
                 .map(|(stream, _)| Stream::new(OwnedFd::from(std::os::unix::net::UnixStream::from(stream)))),
@@ -103,9 +104,17 @@ pub fn bind_reuseport(addr: SocketAddr) -> io::Result<TcpListener> {
     socket.set_reuse_address(true)?;
     socket.set_reuse_port(true)?;
     socket.set_nonblocking(true)?;
+    no_delay(&socket)?;
     socket.bind(&addr.into())?;
     socket.listen(BACKLOG)?;
     Ok(TcpListener::from_std(socket.into()))
+}
+
+/// TCP_NODELAY on a listening socket: every socket it accepts starts with it (Linux copies a
+/// listener's options to the connections it accepts), so a response is sent as soon as it is
+/// written, without a system call per connection.
+fn no_delay(listener: &socket2::Socket) -> io::Result<()> {
+    listener.set_tcp_nodelay(true)
 }
 
 /// What is at a socket path before binding it.
@@ -255,6 +264,9 @@ pub unsafe fn adopt(fd: std::os::fd::RawFd, threads: usize) -> Result<Listening,
     }
     socket.set_nonblocking(true).map_err(reason)?;
     let local = socket.local_addr().map_err(reason)?;
+    if local.as_socket().is_some() {
+        no_delay(&socket).map_err(reason)?; // the copies below share it: one socket
+    }
     let copies = |socket: &socket2::Socket| -> io::Result<Vec<socket2::Socket>> {
         (1..threads).map(|_| socket.try_clone()).collect()
     };
@@ -370,6 +382,34 @@ mod tests {
         drop(listening.listeners);
         listening.file.as_ref().unwrap().remove_if_ours();
         assert!(!path.exists());
+    }
+
+    /// The connection `listener` accepts from a client of `port` (bounded: 5 s).
+    fn accept_one(listener: &Listener, port: u16) -> (Stream, std::net::TcpStream) {
+        let client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        for _ in 0..500 {
+            match listener.accept() {
+                Ok(stream) => return (stream, client),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::sleep(std::time::Duration::from_millis(10)),
+                Err(e) => panic!("accept: {e}"),
+            }
+        }
+        panic!("nothing accepted in 5 s");
+    }
+
+    #[test]
+    fn accepted_tcp_connections_have_no_delay_from_their_listener() {
+        let no_delay = |stream: &Stream| socket2::SockRef::from(stream).tcp_nodelay().unwrap();
+        let listening = bind_tcp("127.0.0.1:0".parse().unwrap(), 1).unwrap();
+        let port: u16 = listening.shown.rsplit(':').next().unwrap().parse().unwrap();
+        let (stream, _client) = accept_one(&listening.listeners[0], port);
+        assert!(no_delay(&stream), "bound by renard");
+        let given = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = given.local_addr().unwrap().port();
+        // SAFETY: the descriptor was just released by its owner.
+        let listening = unsafe { adopt(given.into_raw_fd(), 1) }.unwrap();
+        let (stream, _client) = accept_one(&listening.listeners[0], port);
+        assert!(no_delay(&stream), "passed by a service manager");
     }
 
     #[test]

@@ -139,7 +139,7 @@ fn accept_all(
     read_now: bool,
 ) {
     loop {
-        let mut stream = match listener.accept() {
+        let stream = match listener.accept() {
             Ok(stream) => stream,
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(_) => return, // WouldBlock, or out of descriptors: wait for the next event
@@ -147,12 +147,18 @@ fn accept_all(
         if !conns.make_room() {
             continue; // dropped: closed unread (SPEC §7.5)
         }
-        if registry.register(&mut stream, Token(conns.next_index()), Interest::READABLE | Interest::WRITABLE).is_err() {
+        let mut conn = Conn::new(stream, s.now);
+        let next = if read_now { conn.on_readable(svc, s, false) } else { Next::Keep };
+        // Registered only if it stays: a request answered with `Connection: close` straight
+        // from the accept never costs an epoll_ctl. Registering reports what is pending, so
+        // input that arrived after the read above is not missed.
+        let token = Token(conns.next_index());
+        if next == Next::Keep
+            && registry.register(conn.stream_mut(), token, Interest::READABLE | Interest::WRITABLE).is_err()
+        {
             conns.unmake_room();
             continue;
         }
-        let mut conn = Conn::new(stream, s.now);
-        let next = if read_now { conn.on_readable(svc, s, false) } else { Next::Keep };
         conns.insert(conn, next);
     }
 }

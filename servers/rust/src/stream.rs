@@ -26,6 +26,12 @@ impl Stream {
     }
 }
 
+impl std::os::fd::AsFd for Stream {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.0.as_fd()
+    }
+}
+
 /// A byte count from a system call's return, or errno when it is -1: as std's sockets
 /// check it. (Tested under callgrind: `< 0` with errno read out of line, a cold function,
 /// made the inlined parser's code 5 instructions per request longer.)
