@@ -7,7 +7,11 @@ problems) and the text it printed."""
 import json
 import re
 import shutil
+import signal
+import socket
+import ssl
 import subprocess
+import time
 
 import pytest
 
@@ -91,3 +95,44 @@ def test_hsts_two_years_no_preload_and_no_version_banner(findings):
 def test_http2_is_negotiated_and_no_session_tickets(findings):
     assert findings["ALPN_HTTP2"]["finding"] == "h2"
     assert findings["ticketbleed"]["finding"] == "no session ticket extension"
+
+
+def offered_tls12_suites(port: int) -> set[str]:
+    """The TLS 1.2 suites the server at 127.0.0.1:port accepts, one handshake per suite that
+    this OpenSSL knows (security level 0: the weak ones too)."""
+    probe = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    probe.set_ciphers("ALL:COMPLEMENTOFALL:@SECLEVEL=0")
+    suites = [c["name"] for c in probe.get_ciphers() if c["protocol"] == "TLSv1.2"]
+    offered = set()
+    for suite in suites:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+        context.minimum_version = context.maximum_version = ssl.TLSVersion.TLSv1_2
+        context.set_ciphers(f"{suite}:@SECLEVEL=0")
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            try:
+                with context.wrap_socket(raw) as tls:
+                    offered.add(tls.cipher()[0])
+            except ssl.SSLError:
+                pass
+    return offered
+
+
+def test_with_an_rsa_certificate_tls_1_2_offers_the_profiles_rsa_suites_only(renard, tmp_path):
+    # An RSA certificate (certbot --key-type rsa) in place of the ECDSA one, nginx reloaded;
+    # every TLS 1.2 suite this OpenSSL knows tried in turn (the site as shipped before issue
+    # 38 accepted 21 of them with RSA, static-RSA key exchange and CBC among them).
+    with Stack(renard, tmp_path, upstream="unix") as site:
+        subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost"]
+            + ["-keyout", str(site.key), "-out", str(site.cert)],
+            check=True,
+            capture_output=True,
+        )
+        site.nginx.send_signal(signal.SIGHUP)
+        for _ in range(100):  # the reload's new workers: 20 s at most
+            if any(suite.startswith("ECDHE-RSA-") for suite in offered_tls12_suites(site.port)):
+                break
+            time.sleep(0.2)
+        suites = re.search(r"^\s*ssl_ciphers ([^;]+);", SITE.read_text(), re.M)[1].split(":")
+        assert offered_tls12_suites(site.port) == {s for s in suites if s.startswith("ECDHE-RSA-")}
