@@ -30,6 +30,7 @@ PACKAGES = ["systemd", "systemd-sysv", "dbus", "nginx-light", "openssl", "curl"]
 MACHINE = REPO / "results" / "boot" / NAME  # the machine's root, as this machine sees it
 LIVE = "/etc/letsencrypt/live/avatar.test"  # where certbot would put the certificate
 IMAGES = 21
+TRUSTED = REPO / "results" / "boot" / f"{NAME}-trusted.pem"  # the certificate visitors trust
 
 if os.geteuid() != 0 or not shutil.which("systemd-nspawn") or not shutil.which("mmdebstrap"):
     pytest.skip(
@@ -63,6 +64,8 @@ def machine(renard):
     empty = REPO / "results" / "boot" / f"{NAME}-empty-site"
     empty.parent.mkdir(parents=True, exist_ok=True)
     empty.write_text("")
+    # A machine left by an interrupted run is stopped and removed first.
+    subprocess.run([str(REPO / "scripts/boot"), "stop", NAME], capture_output=True, timeout=120)
     # Debian's default site would listen on port 80 of this machine's (shared) network: an
     # empty file in its place. The repository, read-only at /repo, for deploy/install.
     subprocess.run(
@@ -77,6 +80,7 @@ def machine(renard):
     finally:
         subprocess.run([str(REPO / "scripts/boot"), "stop", NAME], capture_output=True, timeout=120)
         empty.unlink()
+        TRUSTED.unlink(missing_ok=True)
 
 
 def set_up() -> types.SimpleNamespace:
@@ -102,9 +106,8 @@ def set_up() -> types.SimpleNamespace:
     text = substitute(text, "    listen [::]:443 ssl http2;", f"    listen [::1]:{port} ssl http2;", "[::]:443")
     site.write_text(text)
     run("systemctl daemon-reload && systemctl enable --now renard.socket && nginx -t -q && systemctl restart nginx")
-    trusted = REPO / "results" / "boot" / f"{NAME}-trusted.pem"
-    shutil.copy(live / "fullchain.pem", trusted)
-    return types.SimpleNamespace(port=port, http_port=http_port, tls=lambda: ssl.create_default_context(cafile=trusted))
+    shutil.copy(live / "fullchain.pem", TRUSTED)
+    return types.SimpleNamespace(port=port, http_port=http_port, tls=lambda: ssl.create_default_context(cafile=TRUSTED))
 
 
 def get(machine, path: str, conn: http.client.HTTPSConnection | None = None) -> http.client.HTTPResponse:
