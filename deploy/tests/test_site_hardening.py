@@ -21,9 +21,14 @@ RATE_PER_S = 50  # the site's limit_req_zone rate
 BURST = 200  # the site's limit_req burst
 
 
+EXTENSIONS = ("png", "jpg", "jpeg", "webp", "avif", "svg")  # what the images' location serves
+
+
 @pytest.fixture(scope="module")
 def site(renard, tmp_path_factory):
-    with Stack(renard, tmp_path_factory.mktemp("site"), upstream="unix") as s:
+    # Beside the SVG foxes, an image of each other kind the site serves (bytes are irrelevant).
+    files = {f"Renard-50.{ext}": f"image {ext}" for ext in EXTENSIONS if ext != "svg"}
+    with Stack(renard, tmp_path_factory.mktemp("site"), upstream="unix", files=files) as s:
         yield s
 
 
@@ -53,6 +58,15 @@ def test_an_image_keeps_its_cache_header_beside_the_security_ones(site):
     answer = get(site, "/Renard-3.svg")
     assert answer.getheader("Cache-Control") == "public, max-age=31536000, immutable"
     assert answer.getheader("Content-Security-Policy") == "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+
+@pytest.mark.parametrize("ext", EXTENSIONS)
+def test_each_image_kind_is_served_cached_with_the_security_headers(site, ext):
+    answer = get(site, f"/Renard-{1 if ext == 'svg' else 50}.{ext}")
+    assert answer.status == 200
+    assert answer.getheader("Cache-Control") == "public, max-age=31536000, immutable"
+    assert answer.getheader("Strict-Transport-Security") == HSTS
+    assert answer.getheader("X-Content-Type-Options") == "nosniff"
 
 
 def test_hsts_over_http2_on_ipv6_with_curl(site):
