@@ -9,7 +9,7 @@ from http_client import Client
 from stack import Stack
 
 MAX_REQUESTS = 50_000  # per client: every load is bounded in count as well as in time
-K_RE = re.compile(r"/Renard-(\d+)\.svg$")
+K_RE = re.compile(r"/Renard-(\d+)\.(?:svg|png)$")
 
 
 class Load:

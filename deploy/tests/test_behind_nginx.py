@@ -77,7 +77,8 @@ def test_curl_over_https_http1_with_the_certificate_name(stack):
 def test_plain_http_moves_to_https_on_ipv4_and_ipv6(stack, host):
     answer = curl(stack, f"http://{host}:{stack.http_port}/?seed=alice")
     assert answer["status"] == "HTTP/1.1 301 Moved Permanently"
-    assert answer["location"] == f"https://{host}/?seed=alice"
+    # To the site's own name (server_name), never to the Host the visitor sent.
+    assert answer["location"] == "https://avatar.example.org/?seed=alice"
 
 
 def test_certbots_challenge_is_answered_over_plain_http(stack):

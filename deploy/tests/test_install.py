@@ -8,6 +8,7 @@ connection opened before it."""
 
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
@@ -234,7 +235,9 @@ def test_the_installed_service_serves_https_and_a_22nd_image_appears_on_reload(i
         kept = Client(https, tls=tls_context(root / cert.relative_to("/")))
         assert draws(kept, 300) <= set(range(1, 22))
         (images / "Renard-22.png").write_bytes(tiny_png(250))
-        reload = unit_value(service, "ExecReload").replace("$MAINPID", str(server.pid)).split()
+        # The command line as systemd reads it: quoted words, ${MAINPID} (or $MAINPID) substituted.
+        line = unit_value(service, "ExecReload").replace("${MAINPID}", str(server.pid))
+        reload = shlex.split(line.replace("$MAINPID", str(server.pid)))
         subprocess.run(reload, check=True)
         seen = notify.expect("READY=1")
         assert seen[0] == "RELOADING=1", seen
