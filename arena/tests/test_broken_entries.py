@@ -8,6 +8,7 @@ writes what was measured; `arena report` rebuilds an unfinished run from samples
 Real wrk, real processes: skipped only where wrk or taskset is missing."""
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import descendants
 
 from arena.model import JOURNAL, validate
 
@@ -83,6 +85,13 @@ def default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def fixture_servers() -> list[str]:
+    """The fixture's servers still running under this test session (their command line names
+    the behaviour). The session is a subreaper (conftest.py): a server whose arena died is
+    re-parented to it, so it is found here too; other sessions' servers on the machine are not."""
+    return [cmd for cmd in descendants(os.getpid()).values() if "server.py" in cmd and "--behaviour" in cmd]
+
+
 # Ctrl-C as a terminal sends it: SIGINT at its default in the child, even when `make test`
 # runs in the background (a shell starts a background job with SIGINT ignored); SIGTERM as
 # kill, systemd or a CI's time limit send it.
@@ -109,6 +118,7 @@ def test_an_interrupt_writes_the_samples_measured_so_far_stops_the_server_and_re
     finally:
         bench.kill()
     assert bench.returncode == 130 and "Traceback" not in out + err, out[-3000:] + err[-3000:]
+    assert fixture_servers() == []  # the sample's server was stopped, not left behind
     run = validate(json.loads((run_dir / "run.json").read_text()))
     assert run["unfinished"].startswith("interrupted (Ctrl-C or SIGTERM) after")
     assert 1 <= len(run["samples"]) < 30 and all(s["entry"] == "good" for s in run["samples"])

@@ -138,9 +138,10 @@ static uint32_t choose_victim(const struct worker *w)
     return best;
 }
 
-/* Accept every pending connection and read it; at the cap, make room by eviction or close
- * the new one at once, without reading (SPEC §7.5). */
-static void accept_all(struct worker *w)
+/* Accept every pending connection and, when read_now, read it; at the cap, make room by
+ * eviction or close the new one at once, without reading (SPEC §7.5). Unread, a connection
+ * is read at its first event (registering a socket that holds input reports it readable). */
+static void accept_all(struct worker *w, bool read_now)
 {
     for (;;) {
         int fd = accept4(w->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -173,7 +174,7 @@ static void accept_all(struct worker *w)
         w->slots.live++;
         /* Read it at once: a client's request is usually there already, and a connection
          * whose request is answered is not the one the next arrival at the cap evicts. */
-        if (conn_on_readable(c, &w->env, false) == NEXT_CLOSE) {
+        if (read_now && conn_on_readable(c, &w->env, false) == NEXT_CLOSE) {
             remove_conn(w, i);
             continue;
         }
@@ -227,7 +228,9 @@ static void wait_for_listeners(struct listeners *listeners)
 }
 
 /* SIGTERM/SIGINT: stop listening at once; serve the open connections for the drain
- * window, counted from the signal, every answer with Connection: close (SPEC §7.6). With
+ * window, counted from the signal, every answer with Connection: close (SPEC §7.6). The
+ * connections the kernel already queued on the listener are open ones: accepted (unread,
+ * so unanswered yet) before it is closed, where closing it would reset them. With
  * several threads, no answer goes out before every listener is closed: a client told to
  * close must not reconnect to another thread's listener that has not seen the signal yet.
  * Every answer this thread sends after the signal comes after this call. */
@@ -239,6 +242,7 @@ static void begin_shutdown(struct worker *w)
     int64_t window = config->drain_timeout_ns < config->header_timeout_ns ? config->drain_timeout_ns
                                                                           : config->header_timeout_ns;
     w->drain_end = w->env.now + window;
+    accept_all(w, false);
     close_listener(w);
     wait_for_listeners(&w->shared->listeners);
     w->env.now = monotonic_ns();
@@ -332,7 +336,7 @@ int server_run(struct shared *shared, int listen_fd)
         for (int e = 0; e < n; e++) {
             uint64_t token = events[e].data.u64;
             if (token == TOKEN_LISTENER) {
-                if (w.listen_fd >= 0) accept_all(&w);
+                if (w.listen_fd >= 0) accept_all(&w, true);
             } else if (token == TOKEN_SHUTDOWN) {
                 if (!w.env.shutting_down) begin_shutdown(&w);
             } else {

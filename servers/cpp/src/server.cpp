@@ -6,6 +6,7 @@
 // passed, as the flagship's loop does.
 #include "server.hpp"
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -404,9 +405,8 @@ void Worker::on_accept(const io_uring_cqe& cqe)
         if (accept_multishot_) accept_multishot_ = accept_cancelled_ = false;
     }
     if (cqe.res >= 0) {
-        if (shutting_down_)
-            ::close(cqe.res);
-        else if (shared_.open.load(std::memory_order_relaxed) >= config_.max_connections)
+        // Accepted before the listener closed, so served, in the drain too (SPEC §7.6).
+        if (shared_.open.load(std::memory_order_relaxed) >= config_.max_connections)
             at_cap_.push_back(cqe.res);
         else
             admit(cqe.res);
@@ -419,7 +419,7 @@ void Worker::on_accept(const io_uring_cqe& cqe)
 // is read again: among a burst accepted in one batch, the first has waited longest (§7.5).
 void Worker::admit(int fd)
 {
-    if (shutting_down_ || !make_room()) {
+    if (!make_room()) {
         ::close(fd);
         return;
     }
@@ -730,9 +730,22 @@ void Worker::begin_shutdown()
     // The cancellation must reach the kernel before the listener is closed, or the pending
     // accept would keep the socket (and its queue) alive.
     io_uring_submit(ring_.get());
+    // What the kernel already queued on the listener is an open connection: taken before
+    // the listener closes (closing would reset it), answered after every listener is closed.
+    std::vector<int> queued;
+    if (::fcntl(listener_.get(), F_SETFL, O_NONBLOCK) == 0) {
+        for (;;) {
+            const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd >= 0)
+                queued.push_back(fd);
+            else if (errno != EINTR && errno != ECONNABORTED)
+                break;  // EAGAIN: the queue is empty (or out of descriptors)
+        }
+    }
     close_listener();
     shared_.listeners.wait_all_closed(kListenersWait);
     now_ = monotonic_ns();
+    for (const int fd : queued) admit(fd);
 }
 
 // Closes this thread's listener and counts it closed.
