@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-deploy release test-release verify check soak bench bench-quick latency report run demo fuzz clean
+.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-fresh test-deploy release test-release verify check soak bench bench-quick latency report run demo fuzz clean
 
 all: build
 
@@ -79,6 +79,14 @@ test-arena: setup
 ## arena new to arena check), left out of make test
 test-slow: setup $(RENARD)
 	$(PYTEST) -q -m slow arena/tests
+
+## test-fresh: the quick start on a Debian 12 root file system that has nothing (issue 36): a clean clone
+## of HEAD in it, make run answers 302 (scripts/deps run installs only the flagship's packages), scripts/deps
+## test, make build, make test; as root, in a chroot with namespaces of its own (scripts/test-fresh); slow,
+## not in make test. STEPS=run|deps|build stops after that step.
+STEPS ?= test
+test-fresh:
+	scripts/test-fresh --upto $(STEPS)
 
 # nginx and systemd accept deploy/; then the real path: nginx with TLS on IPv4 and IPv6 in front
 # of renard's Unix socket, socket activation and a restart under load with no failure, install

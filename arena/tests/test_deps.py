@@ -77,7 +77,8 @@ def test_a_package_apt_cache_names_slowly_is_found_and_installed(tmp_path):
     p, asked = deps_with_fake_apt(tmp_path, "2:1.19~1")
     assert p.returncode == 0, p.stderr
     assert "not in this machine's archive" not in p.stderr
-    assert "install -y -qq --no-install-recommends golang-go" in asked.read_text()
+    installs = [line.split() for line in asked.read_text().splitlines() if line.startswith("install ")]
+    assert any("golang-go" in words for words in installs), asked.read_text()
 
 
 @needs_root
