@@ -6,9 +6,9 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from arena import benchrun
-from arena.bench import Plan, warmup_s, wrk_argv, wrk_script
-from arena.model import MODES, Config, Sample
+from arena.bench.measure import Plan, warmup_s, wrk_argv, wrk_script
+from arena.core.model import MODES, Config, Sample
+from arena.workflows import bench as benchrun
 
 WRK = {
     "requests": 1000,

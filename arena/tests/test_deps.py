@@ -62,7 +62,9 @@ def deps_with_fake_apt(tmp_path: Path, candidate: str) -> tuple[subprocess.Compl
         (fake / name).write_text(text)
         (fake / name).chmod(0o755)
     env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}")
-    p = subprocess.run([str(REPO / "scripts" / "deps"), "entry", "go"], capture_output=True, text=True, env=env, timeout=120)
+    p = subprocess.run(
+        [str(REPO / "scripts" / "deps"), "entry", "go"], capture_output=True, text=True, env=env, timeout=120
+    )
     return p, asked
 
 

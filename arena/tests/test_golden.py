@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import cli
-from arena.model import Run
+from arena.core.model import Run
 
 GOLDEN = Path(__file__).parent / "fixtures" / "golden"
 

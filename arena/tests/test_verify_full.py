@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import verify
-from arena.entries import load_manifest
+from arena.conformance import verify
+from arena.entries.manifest import load_manifest
 
 SERVER = """
 import os, socket, sys, time

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..model import MODES, EntryRecord, Run
-from ..stats import Summary, summarize
-from ..syscalls import EntryCounts
-from ..syscalls import load as load_syscalls
+from ..analysis.stats import Summary, summarize
+from ..core.model import MODES, EntryRecord, Run
+from ..counts.syscalls import EntryCounts
+from ..counts.syscalls import load as load_syscalls
 from . import format as fmt
 from .view import Row, View, counted, startup
 
