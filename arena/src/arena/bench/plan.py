@@ -27,7 +27,7 @@ from ..core.model import Config
 from ..entries.manifest import Entry
 from ..entries.outside import Outside
 from ..entries.remote import Remote
-from .measure import warmup_s
+from ..load.warmup import warmup_s
 
 DURATION_S, WARMUP_S, REPETITIONS = 3, 1, 3
 QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1

@@ -1,5 +1,5 @@
 """The `arena` command: the group and its --repo, the one list of its commands (each in its own
-module under commands/; sweep, latency, history and stack in loadcli.py), and main(), which turns
+module beside this one, sharing cli/common.py and cli/options.py), and main(), which turns
 bad input into exit status 2 and a command's Failure into 1.
 
 Commands: entries (list, new, check), builds and tests (build, test, verify), measuring (run,
@@ -14,10 +14,27 @@ from pathlib import Path
 
 import click
 
-from . import bench, build, check, compare, gate, instructions, new, report, row, run, syscalls, test, verify
+from . import (
+    bench,
+    build,
+    check,
+    compare,
+    gate,
+    history,
+    instructions,
+    latency,
+    new,
+    report,
+    row,
+    run,
+    stack,
+    sweep,
+    syscalls,
+    test,
+    verify,
+)
 from . import list as list_
 from .common import Failure, find_repo
-from .loads import COMMANDS as LOAD_COMMANDS
 
 __all__ = ["cli", "main"]
 
@@ -53,7 +70,10 @@ for _command in (
     report.report_cmd,
     row.row_cmd,
     compare.compare_cmd,
-    *LOAD_COMMANDS,  # sweep, latency, history, stack (loadcli.py)
+    sweep.sweep_cmd,
+    latency.latency_cmd,
+    history.history_cmd,
+    stack.stack_cmd,
 ):
     cli.add_command(_command)
 

@@ -14,6 +14,7 @@ from ..entries import outside, remote
 from ..load.mix import DEFAULT_MIX, MIXES, OPTION_HELP
 from ..workflows.bench import run_bench
 from .common import Failure, check_cpus, load_entries, publish
+from .options import parse_modes
 
 
 @click.command("bench")
@@ -99,10 +100,7 @@ def bench_cmd(
     pid,
 ):
     """Benchmark ENTRIES (default: all available) and write results/<run-id>/."""
-    chosen_modes = tuple(m for m in modes.split(",") if m)
-    for m in chosen_modes:
-        if m not in MODES:
-            raise click.BadParameter(f"unknown mode {m!r} (modes: {', '.join(MODES)})", param_hint="'--modes'")
+    chosen_modes = parse_modes(modes, MODES)
     cfg = Config(
         server_cpus=check_cpus("--server-cpus", server_cpus),
         client_cpus=check_cpus("--client-cpus", client_cpus),

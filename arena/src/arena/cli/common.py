@@ -2,7 +2,7 @@
 entries, option checks shared by several commands, building an entry on demand, and publishing
 a run's reports (bench and report).
 
-Imported by cli.py and by the command modules beside it (commands/*.py, loadcli.py); it
+Imported by cli/__init__.py and by the command modules beside it (cli/*.py); it
 imports none of them, so the commands' imports run one way (the import-linter contracts in
 arena/pyproject.toml hold it).
 """

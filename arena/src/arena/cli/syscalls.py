@@ -15,14 +15,7 @@ from ..report import syscalls as report
 from ..report import write_run_reports
 from ..ui import console, err_console
 from .common import Failure, ensure_built, load_entries
-
-
-def _modes(value: str) -> tuple[str, ...]:
-    chosen = tuple(m.strip() for m in value.split(",") if m.strip())
-    unknown = [m for m in chosen if m not in syscalls.MODES]
-    if not chosen or unknown:
-        raise click.BadParameter(f"{', '.join(unknown) or 'none given'}: choose among {', '.join(syscalls.MODES)}")
-    return chosen
+from .options import parse_modes
 
 
 @click.command("syscalls")
@@ -49,10 +42,7 @@ def _modes(value: str) -> tuple[str, ...]:
 @click.pass_context
 def syscalls_cmd(ctx, entries, requests, modes, warmup, results_dir, run):
     """System calls per request of each ENTRY (default: every available one) under strace -f -c."""
-    try:
-        chosen_modes = _modes(modes)
-    except click.BadParameter as err:
-        raise click.UsageError(f"--modes: {err.message}") from None
+    chosen_modes = parse_modes(modes, syscalls.MODES)
     problem = syscalls.available()
     if problem:
         raise Failure(f"system calls cannot be counted here: {problem}")

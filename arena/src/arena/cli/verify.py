@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from ..conformance.verify import EntryVerdicts, verify_entry, verify_full
+from ..conformance.verify import EntryVerdicts, verify_entry
 from ..entries.manifest import Entry
 from ..ui import console, spinner, verify_matrix
+from ..workflows.verify_full import verify_full
 from .common import Failure, ensure_built, load_entries
 
 

@@ -5,8 +5,7 @@
 - `run_suite`: the runner's whole pytest suite (vectors with the slow cases, statistics,
   SPEC §1 command line, restart, limits, robustness) against an `ours` entry started from its
   `command` with the short timeout flags; its outcomes grouped by scenario.
-- `verify_full`: `arena verify --full`, run_suite for each entry, `jobs` suites at once
-  (`run_at_most`); the entries are built first, one at a time.
+- `run_at_most`: `jobs` suites at once, for `arena verify --full` (workflows/verify_full.py).
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import renard_conformance
-from renard_conformance import conformance, differential
+from renard_conformance import conformance
 
 from ..entries.manifest import Entry
 from ..entries.process import Launch, StartError, free_port, launch_ready
@@ -274,89 +273,3 @@ def run_suite_reported(entry: Entry, log_dir: Path, options: list[str], timeout_
             seconds=time.monotonic() - started,
             error=f"the suite could not run: {type(error).__name__}: {error}",
         )
-
-
-def print_suite_result(console, result: SuiteResult) -> None:
-    """An entry's closing line (ok or FAIL, pytest's summary, seconds, log) and its failed tests."""
-    mark = "[red]FAIL[/]" if result.failed else "[green]ok[/]  "
-    console.print(
-        f"{mark} {result.entry.name}: {result.summary or result.error} ({result.seconds:.0f} s; log {result.log})",
-        highlight=False,
-    )
-    for name, row in result.scenarios.items():
-        for failure in row["failures"]:
-            console.print(
-                f"[red]FAIL[/] {result.entry.name} {name}: {failure['test'].rpartition('::')[2]}", highlight=False
-            )
-
-
-def verify_full(
-    repo: Path, chosen: list[Entry], soak: bool, ensure_built, jobs: int | None = None, run=None
-) -> list[str]:
-    """`arena verify --full`: the suite for each `ours` entry in chosen, `jobs` at once
-    (default_jobs when None; 1: one after another, in chosen's order). The entries are built
-    first, one at a time, by ensure_built(entry, log_dir) -> problem or None (a build loads
-    both cores; the js entries share a folder). Prints each entry's closing line as its suite
-    ends, then the entry x scenario table in chosen's order, and writes
-    results/verify-full.json (--soak: results/soak.json) in that order. Returns the names of
-    the entries that failed, in chosen's order (an unavailable one fails). run stands for
-    run_suite (tests)."""
-    from ..ui import console, spinner
-
-    if not chosen:
-        return ["(no `ours` entry: --full runs the suite on our entries only)"]
-    jobs = jobs or default_jobs(soak)
-    run = run or run_suite
-    long_runs = ["--renard-soak-seconds", "600", "--renard-attack-seconds", "20", "-k", "soak or attack or flagship"]
-    options = long_runs if soak else []
-    timeout_s = SOAK_TIMEOUT_S if soak else SUITE_TIMEOUT_S
-    log_dir = repo / "results" / "logs"
-    problems: dict[str, str] = {}
-    for entry in chosen:
-        problem = entry.reason if not entry.available else ensure_built(entry, log_dir)
-        if problem:
-            console.print(f"[red]FAIL[/] {entry.name}: {problem}", highlight=False)
-            problems[entry.name] = problem
-    ready = [entry for entry in chosen if entry.name not in problems]
-    if jobs > 1 and len(ready) > 1:
-        if run is run_suite:
-            # every suite's differential starts the flagship, building it when missing: once,
-            # here, not by two suites at once (if it cannot be built, that test says why)
-            differential.ensure_flagship()
-        console.print(f"suites: {len(ready)}, {min(jobs, len(ready))} at a time", highlight=False)
-
-    with spinner() as progress:
-
-        def one(entry: Entry) -> SuiteResult:
-            task = progress.add_task(f"suite on {entry.name}: {entry.command}", total=None)
-            try:
-                return run_suite_reported(entry, log_dir, options, timeout_s, run)
-            finally:
-                progress.remove_task(task)
-
-        results = run_at_most(jobs, ready, one, lambda _entry, result: print_suite_result(console, result))
-    failed = [entry.name for entry in chosen if entry.name in problems]
-    failed += [result.entry.name for result in results if result.failed]
-    failed.sort(key=[entry.name for entry in chosen].index)
-    if results:
-        console.print(suite_table(results))
-        path = repo / "results" / ("soak.json" if soak else "verify-full.json")
-        save_suite_results(path, results)
-        console.print(f"table: {path}", highlight=False)
-    return failed
-
-
-def suite_table(results: list[SuiteResult]):
-    """The entry x scenario table for the console: a row per scenario, a column per entry."""
-    from rich.table import Table
-
-    table = Table(title="suite: scenario × entry (✓ N: N tests passed; ✗ F/N: F of N failed)")
-    table.add_column("scenario")
-    for result in results:
-        table.add_column(result.entry.name, justify="center")
-    for name in scenario_names(results):
-        cells = [scenario_cell(result.scenarios.get(name)) for result in results]
-        table.add_row(name, *[c.replace("✗", "[red]✗[/]").replace("✓", "[green]✓[/]") for c in cells])
-    table.add_section()
-    table.add_row("time", *[f"{result.seconds:.0f} s" for result in results])
-    return table

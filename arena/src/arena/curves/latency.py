@@ -7,7 +7,7 @@ generator, `cargo install oha --locked`) sends at a fixed rate (`-q`) and, with
 `--latency-correction`, times each request from when it was due, not from when it went out.
 
 For each entry: one fresh server (pinned, one thread, as in a bench), warmed up by oha
-unbounded as long as a bench would (bench.warmup_s: 1 s, or the entry's own, so that a JVM's
+unbounded as long as a bench would (load.warmup.warmup_s: 1 s, or the entry's own, so that a JVM's
 capacity is its warm one); its capacity is measured with oha unbounded (same connections,
 `seconds`); then oha runs at 25, 50, 75 and
 90% of that capacity, each `seconds` long, recording p50, p90, p99, p99.9, p99.99 and max.
@@ -23,10 +23,10 @@ import shutil
 import subprocess
 from dataclasses import asdict, dataclass, field
 
-from ..bench.measure import warmup_s
 from ..core.model import Config
 from ..entries.manifest import Entry
 from ..entries.process import Launch, free_port, launch_ready
+from ..load.warmup import warmup_s
 
 SHARES = (0.25, 0.5, 0.75, 0.9)
 OHA_PERCENTILES = {"p50": "p50", "p90": "p90", "p99": "p99", "p99.9": "p99.9", "p99.99": "p99.99"}

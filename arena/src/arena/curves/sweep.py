@@ -2,7 +2,7 @@
 
 One fresh server per entry (pinned, one thread, as in a bench), then wrk (closed loop, one
 thread, keep-alive) at concurrency 1, 2, 4, … up to `top` (4 096), `seconds` at each step,
-after a warm-up at 8 connections as long as a bench's (bench.warmup_s: 1 s, or the entry's
+after a warm-up at 8 connections as long as a bench's (load.warmup.warmup_s: 1 s, or the entry's
 own). Each step records requests/s, p50, p99 and max (µs) and wrk's socket errors. The knee
 is the first step where p99 exceeds KNEE_P99 times its value at the lowest concurrency, or
 where throughput stops rising (below KNEE_GAIN times the best of the steps before); the
@@ -17,10 +17,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..bench.measure import WrkError, run_wrk, warmup_s, wrk_argv, wrk_script
 from ..core.model import ERROR_KINDS, Config, mode
 from ..entries.manifest import Entry
 from ..entries.process import Launch, free_port, launch_ready
+from ..load.warmup import warmup_s
+from ..load.wrk import WrkError, run_wrk, wrk_argv, wrk_script
 
 KNEE_P99 = 2.0  # p99 above twice its low-load value
 KNEE_GAIN = 1.05  # throughput that no longer rises by 5% over the best before it

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..report.readme import HEADER
+from ..core.columns import HEADER
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9-]*$")  # a plain identifier: also a folder and a column name
 TODO = "TODO"  # a description still starting with this is not finished (arena check says so)

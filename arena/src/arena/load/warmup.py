@@ -31,6 +31,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..core.model import Config
+from ..entries.manifest import Entry
+
 WINDOW_S = 1  # seconds per window (wrk's -d is whole seconds)
 STEADY_WINDOWS = 3
 SPREAD = 0.05
@@ -97,3 +100,9 @@ def until_steady(run_window: Callable[[int], float | Window], bound_s: int, mini
             break
     cpu = [w.cpu_us for w in seen]
     return Warmup([w.rps for w in seen], steady, cpu if all(c is not None for c in cpu) else None)
+
+
+def warmup_s(entry: Entry, cfg: Config) -> int:
+    """Seconds of warm-up before an entry is measured: the larger of the run's and the entry's
+    own (entry.toml `warmup_s`: the time its throughput takes to settle, e.g. a JIT's)."""
+    return max(cfg.warmup_s, entry.warmup_s)

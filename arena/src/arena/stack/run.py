@@ -36,10 +36,10 @@ from pathlib import Path
 
 from renard_conformance.launcher import proc_kib
 
-from ..bench.measure import WrkError, run_wrk, wrk_argv, wrk_script
 from ..core.model import Config, Mode
 from ..entries.process import StartError
 from ..load import mix as mixes
+from ..load.wrk import WrkError, run_wrk, wrk_argv, wrk_script
 from .define import (
     BASELINE,
     BASELINES,
@@ -59,7 +59,7 @@ from .define import (
 from .front import answer_problem, make_certificate, start_stack
 from .read import cpu_by_process, cpu_ticks, run_h2load
 
-# What `arena stack` (loadcli.py) and its report (report/stacks.py) take from here.
+# What `arena stack` (cli/stack.py) and its report (report/stacks.py) take from here.
 __all__ = ["BASELINE", "BASELINES", "DEFAULT", "MODES", "TARGETS", "Stack", "StackError", "StackMode", "StackRun"]
 __all__ += ["StackSample", "Target", "config_for", "measure", "method_words", "order", "resolve", "run"]
 

@@ -17,6 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from ..conformance import verify
 from ..entries.build import BuildResult, build
 from ..entries.manifest import Entry
 
@@ -84,3 +85,17 @@ def verify_matrix(results) -> Table:
         t.add_row(label, *(str(r.counts()[label]) if not r.error else "-" for r in results))
     t.add_row("start", *("[red]failed[/]" if r.error else "ok" for r in results))
     return t
+
+
+def suite_table(results: list[verify.SuiteResult]):
+    """The entry x scenario table for the console: a row per scenario, a column per entry."""
+    table = Table(title="suite: scenario × entry (✓ N: N tests passed; ✗ F/N: F of N failed)")
+    table.add_column("scenario")
+    for result in results:
+        table.add_column(result.entry.name, justify="center")
+    for name in verify.scenario_names(results):
+        cells = [verify.scenario_cell(result.scenarios.get(name)) for result in results]
+        table.add_row(name, *[c.replace("✗", "[red]✗[/]").replace("✓", "[green]✓[/]") for c in cells])
+    table.add_section()
+    table.add_row("time", *[f"{result.seconds:.0f} s" for result in results])
+    return table

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..analysis import history
 from ..bench import plan
-from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, scripts_for, warmup_s
+from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, scripts_for
 from ..conformance.sections import tally
 from ..conformance.verify import verify_entry
 from ..core import distribution, results
@@ -24,6 +24,7 @@ from ..entries.remote import Remote
 from ..host import conntrack
 from ..host.cgroup import probe
 from ..host.machine import describe, first_line
+from ..load.warmup import warmup_s
 from ..ui import bar, build_with_spinner, console, spinner
 
 

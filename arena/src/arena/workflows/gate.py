@@ -33,13 +33,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis import compare
-from ..bench.measure import SampleError, WrkError, measure_sample, scripts_for
+from ..bench.measure import SampleError, measure_sample, scripts_for
 from ..core.model import Config
 from ..counts import instructions, syscalls
 from ..entries.build import build, needs_build
 from ..entries.manifest import Entry, discover, select
 from ..entries.process import StartError
 from ..host.cgroup import CapError
+from ..load.wrk import WrkError
 
 
 class GateError(Exception):
