@@ -6,9 +6,11 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from arena import benchrun
-from arena.bench import Plan, warmup_s, wrk_argv, wrk_script
-from arena.model import MODES, Config, Sample
+from arena.bench.measure import Plan
+from arena.core.model import MODES, Config, Sample
+from arena.load.warmup import warmup_s
+from arena.load.wrk import wrk_argv, wrk_script
+from arena.workflows import bench as benchrun
 
 WRK = {
     "requests": 1000,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.entries import discover
-from arena.model import validate
+from arena.core.model import validate
+from arena.entries.manifest import discover
 
 REPO = Path(__file__).resolve().parents[2]
 

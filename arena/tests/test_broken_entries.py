@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import descendants
 
-from arena.model import JOURNAL, validate
+from arena.core.model import JOURNAL, validate
 
 FIXTURE_REPO = Path(__file__).parent / "fixtures" / "broken"
 BROKEN = {  # entry -> what its failed samples must say

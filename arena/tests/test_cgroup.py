@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from arena.cgroup import CpuCap, probe
+from arena.host.cgroup import CpuCap, probe
 
 BUSY = "import time\nend = time.monotonic() + 1.5\nwhile time.monotonic() < end: pass\n"
 

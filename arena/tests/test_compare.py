@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from arena.compare import ALPHA, decide, decide_count, decide_paired
+from arena.analysis.compare import ALPHA, decide, decide_count, decide_paired
 
 
 def normal(rng, mean: float, n: int, sd: float = 0.02) -> list[float]:

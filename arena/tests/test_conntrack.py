@@ -1,7 +1,7 @@
 """The connection-tracking table (conntrack.py): its fill and drops as the kernel writes them,
 and the wait before a sample (issue 31), over files laid out like /proc's."""
 
-from arena import conntrack
+from arena.host import conntrack
 
 # /proc/net/stat/nf_conntrack of a two-CPU machine, as read here after the table was full
 STAT = "\n".join(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import cli
-from arena.entries import SCHEMA, load_manifest
+from arena.entries.manifest import SCHEMA, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "CONTRIBUTING.md"
@@ -60,7 +60,7 @@ def test_each_command_parses_and_its_subcommand_is_run_by_a_test(words, tmp_path
 
 
 def test_the_checks_table_names_every_item_of_arena_check():
-    from arena.check import ITEMS
+    from arena.workflows.check import ITEMS
 
     text = GUIDE.read_text()
     for item in ITEMS:

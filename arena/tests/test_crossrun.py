@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_report import FIXTURE, with_floor, with_uring_floor
 
-from arena import crossrun
-from arena.model import Run
+from arena.core.model import Run
+from arena.workflows import crossrun
 
 
 def synthetic(scale: float, run_id: str, cpu: str) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.distribution import Distribution, upper_us
+from arena.core.distribution import Distribution, upper_us
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.build import build, needs_build
-from arena.entries import (
+from arena.entries.build import build, needs_build
+from arena.entries.manifest import (
     ManifestError,
     artifact_bytes,
     discover,

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from test_bench import WRK
 
-from arena import gate, instructions
-from arena.gate import GateError, Options, gate_config, run_gate, worktree
-from arena.model import Sample
+from arena.core.model import Sample
+from arena.counts import instructions
+from arena.workflows import gate
+from arena.workflows.gate import GateError, Options, gate_config, run_gate, worktree
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from arena import history
-from arena.model import InstructionCount, Run
+from arena.analysis import history
+from arena.core.model import InstructionCount, Run
 
 
 def line(i: int, rps: float, instructions: float, quick: bool = False) -> dict:

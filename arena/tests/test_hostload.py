@@ -7,8 +7,9 @@ import pytest
 from test_bench import sample
 from test_report import FIXTURE, render_markdown, warnings
 
-from arena import bench, hostload
-from arena.model import Run, Sample
+from arena.bench import measure as bench
+from arena.core.model import Run, Sample
+from arena.host import hostload
 
 STAT = """cpu  434355 23118 204561 65446 63090 0 54210 367 0 0
 cpu0 220269 11974 96885 32779 36804 0 24073 185 0 0

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import instructions
-from arena.build import build, needs_build
-from arena.entries import discover, select
-from arena.model import InstructionCount, Run
+from arena.core.model import InstructionCount, Run
+from arena.counts import instructions
+from arena.entries.build import build, needs_build
+from arena.entries.manifest import discover, select
 
 REPO = Path(__file__).resolve().parents[2]
 REQUESTS = 320  # N: the runs serve 320 and 3 200 requests, a few seconds under callgrind

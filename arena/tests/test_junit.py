@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.check import FAIL, PASS, check_tests
-from arena.entries import load_manifest
-from arena.junit import Counts, ReportError, count, count_file, remove_stale
+from arena.entries.junit import Counts, ReportError, count, count_file, remove_stale
+from arena.entries.manifest import load_manifest
+from arena.workflows.check import FAIL, PASS, check_tests
 
 # As node --test writes it: cases straight under <testsuites>, no counts on any element.
 NODE = """<?xml version="1.0" encoding="utf-8"?>

@@ -4,11 +4,11 @@ JSON read, and their reports (synthetic results: no load is generated here)."""
 import json
 from pathlib import Path
 
-from arena.latency import Latency, point
-from arena.model import Run
+from arena.core.model import Run
+from arena.curves.latency import Latency, point
+from arena.curves.sweep import Step, Sweep, levels
 from arena.report import write_run_reports
 from arena.report.loads import latency_report, sweep_report, write_json
-from arena.sweep import Step, Sweep, levels
 
 
 def steps(rows):

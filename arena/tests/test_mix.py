@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bench import wrk_script
-from arena.entries import discover
-from arena.mix import BLOCK, MIXES, PERIOD, SEED_NAMES, kinds, lua, targets, write_uris
-from arena.model import mode
-from arena.process import Launch, free_port, launch_ready
+from arena.core.model import mode
+from arena.entries.manifest import discover
+from arena.entries.process import Launch, free_port, launch_ready
+from arena.load.mix import BLOCK, MIXES, PERIOD, SEED_NAMES, kinds, lua, targets, write_uris
+from arena.load.wrk import wrk_script
 
 REPO = Path(__file__).resolve().parents[2]
 TARGET = re.compile(r"GET (\S+) HTTP/1\.1")

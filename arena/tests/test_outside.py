@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.outside import OutsideError, get_problem, outside_entry
-from arena.process import free_port
+from arena.entries.outside import OutsideError, get_problem, outside_entry
+from arena.entries.process import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 HTTP_SERVER = f"{sys.executable} -m http.server --bind 127.0.0.1 {{port}}"
@@ -117,7 +117,7 @@ def test_a_command_that_cannot_be_an_entry_is_refused(command, words):
 
 def test_the_check_accepts_the_expected_status_only(tmp_path):
     """http.server answers 404 on a missing path: --expect 404 accepts it, the default 302 does not."""
-    from arena.process import Launch, free_port, launch_ready
+    from arena.entries.process import Launch, free_port, launch_ready
 
     entry = outside_entry(HTTP_SERVER, "/nowhere", 404, cwd=tmp_path)
     server = launch_ready(entry, Launch(port=free_port()))

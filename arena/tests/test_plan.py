@@ -11,9 +11,9 @@ warm-up that is steady after half its bound ends there."""
 
 from pathlib import Path
 
-from arena import plan
-from arena.entries import discover
-from arena.model import DEFAULT_MODES, Config
+from arena.bench import plan
+from arena.core.model import DEFAULT_MODES, Config
+from arena.entries.manifest import discover
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from arena.process import TimedOut, run_timed
+from arena.entries.process import TimedOut, run_timed
 
 SPIN = """
 import time

@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import check, newentry, syscalls
-from arena.entries import load_manifest
-from arena.model import Run
+from arena.core.model import Run
+from arena.counts import syscalls
+from arena.entries import scaffold as newentry
+from arena.entries.manifest import load_manifest
 from arena.report import build, readme
+from arena.workflows import check
 
 REPO = Path(__file__).resolve().parents[2]
 MODES = ["keepalive", "pipeline16", "keepalive-capped", "close-capped"]

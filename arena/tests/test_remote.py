@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from test_outside import serving
 
-from arena.entries import discover
-from arena.process import Launch, free_port, launch_ready
-from arena.remote import RemoteError, remote_entry
-from arena.stackfront import make_certificate
+from arena.entries.manifest import discover
+from arena.entries.process import Launch, free_port, launch_ready
+from arena.entries.remote import RemoteError, remote_entry
+from arena.stack.front import make_certificate
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -183,8 +183,8 @@ def assert_distributions_and_csv(run_dir: Path, run: dict) -> None:
 
 
 def test_the_plan_counts_no_verification_and_no_start_for_a_running_server():
-    from arena.model import Config
-    from arena.plan import estimate
+    from arena.bench.plan import estimate
+    from arena.core.model import Config
 
     e = estimate([remote_entry("http://127.0.0.1:9/")], Config(quick=True, modes=("keepalive",), repetitions=1))
     assert e.verify_s == 0 and e.starts_s == 0 and e.samples == 1

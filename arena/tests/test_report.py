@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_loads import write_loads
 
-from arena.model import Run
+from arena.core.model import Run
 from arena.report import build, html, markdown, write_reports
 from arena.report.view import fmt_ratio
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.model import Run, SchemaError, validate
-from arena.results import new_run_dir, point_latest
+from arena.core.model import Run, SchemaError, validate
+from arena.core.results import new_run_dir, point_latest
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
 

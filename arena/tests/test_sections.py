@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.model import Run, SchemaError, validate
+from arena.conformance.sections import SECTIONS, section_of, tally
+from arena.core.model import Run, SchemaError, validate
 from arena.report import build, html, markdown
-from arena.sections import SECTIONS, section_of, tally
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
 

@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 from test_cli import arena, repo  # noqa: F401 (the fixture)
 
-from arena import stack, stackfront, stackread
-from arena.entries import discover
-from arena.model import Config, Run
+from arena.core.model import Config, Run
+from arena.entries.manifest import discover
 from arena.report import write_run_reports
 from arena.report.stacks import stack_sections, summary_lines, targets_section, write
-from arena.stack import StackRun, StackSample
+from arena.stack import front as stackfront
+from arena.stack import read as stackread
+from arena.stack import run as stack
+from arena.stack.run import StackRun, StackSample
 
 REPO = Path(__file__).resolve().parents[2]
 

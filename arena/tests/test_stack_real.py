@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 from test_stack import entries
 
-from arena import stack, stackfront
-from arena.build import needs_build
-from arena.mix import MIXES, PERIOD, targets
-from arena.model import Config
+from arena.core.model import Config
+from arena.entries.build import needs_build
+from arena.load.mix import MIXES, PERIOD, targets
+from arena.stack import front as stackfront
+from arena.stack import run as stack
 from renard_conformance.launcher import process_tree
 
 REPO = Path(__file__).resolve().parents[2]

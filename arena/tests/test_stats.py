@@ -2,8 +2,7 @@
 
 import pytest
 
-from arena.model import Sample
-from arena.stats import (
+from arena.analysis.stats import (
     METRICS,
     Ratio,
     StatsError,
@@ -16,6 +15,7 @@ from arena.stats import (
     spread,
     summarize,
 )
+from arena.core.model import Sample
 
 
 @pytest.mark.parametrize(

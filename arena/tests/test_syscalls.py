@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from arena import syscallclient, syscalls, syscallstrace
-from arena.build import build, needs_build
 from arena.cli import main
-from arena.entries import discover, select
+from arena.counts import strace as syscallstrace
+from arena.counts import syscall_client as syscallclient
+from arena.counts import syscalls
+from arena.entries.build import build, needs_build
+from arena.entries.manifest import discover, select
 from arena.report import syscalls as report
 from arena.report.loads import parts
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import verify
-from arena.entries import load_manifest
+from arena.conformance import verify
+from arena.entries.manifest import load_manifest
+from arena.workflows import verify_full
 
 SERVER = """
 import os, socket, sys, time
@@ -201,7 +202,7 @@ def test_a_failing_suite_is_reported_and_the_other_runs_to_its_end(tmp_path, cap
         assert alpha_failed.wait(30)  # bravo was running when alpha failed: it goes on
         return passed(entry)
 
-    failed = verify.verify_full(tmp_path, [alpha, bravo], False, built, jobs=2, run=run)
+    failed = verify_full.verify_full(tmp_path, [alpha, bravo], False, built, jobs=2, run=run)
     assert failed == ["alpha"]
     document = json.loads((tmp_path / "results" / "verify-full.json").read_text())
     assert document["entries"]["alpha"]["error"] == "the suite could not run: RuntimeError: pytest could not start"
@@ -239,7 +240,7 @@ def test_the_table_and_json_keep_the_entries_order_when_the_second_suite_ends_fi
         bravo_ended.set()
         return passed(entry)
 
-    assert verify.verify_full(tmp_path, [alpha, bravo], False, built, jobs=2, run=run) == []
+    assert verify_full.verify_full(tmp_path, [alpha, bravo], False, built, jobs=2, run=run) == []
     out = capsys.readouterr().out
     assert "ok   alpha: 2 passed (2 s" in out and "ok   bravo: 2 passed (1 s" in out
     header = next(line for line in out.splitlines() if "scenario" in line and "alpha" in line)
@@ -259,7 +260,7 @@ def test_an_entry_that_cannot_be_built_fails_and_the_others_run(tmp_path):
     def build_fails_for_alpha(entry, _log_dir):
         return "build failed: make (log x)" if entry.name == "alpha" else None
 
-    assert verify.verify_full(tmp_path, [alpha, bravo], False, build_fails_for_alpha, jobs=2, run=run) == ["alpha"]
+    assert verify_full.verify_full(tmp_path, [alpha, bravo], False, build_fails_for_alpha, jobs=2, run=run) == ["alpha"]
     assert ran == ["bravo"]
 
 

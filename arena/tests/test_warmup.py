@@ -6,8 +6,8 @@ report. Windows are given by a stand-in, not timed."""
 import json
 from pathlib import Path
 
-from arena import warmup
-from arena.model import Run
+from arena.core.model import Run
+from arena.load import warmup
 from arena.report import build, markdown, warmups
 
 

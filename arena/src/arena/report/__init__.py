@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..model import Run
+from ..core.model import Run
 from . import csvfile, distributions, html, loads, markdown, warmups
 from .caveats import caveats
 from .view import View, rank

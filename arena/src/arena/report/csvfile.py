@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..model import ERROR_KINDS, Run
+from ..core.model import ERROR_KINDS, Run
 
 FILE = "results.csv"
 # (column, the sample's value); the run's own columns come first.

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from statistics import median
 
-from .. import results
-from ..distribution import FILE, PERCENTILES, Distribution
+from ..core import results
+from ..core.distribution import FILE, PERCENTILES, Distribution
 from . import lines
 from .tables import Part, Section, Table
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from ..stats import Summary
+from ..analysis.stats import Summary
 from .view import Row, fmt_ratio
 
 NONE = "–"  # no figure

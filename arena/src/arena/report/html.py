@@ -28,6 +28,7 @@ from .tables import (
     title,
 )
 from .view import View
+from .warnings import WarningGroup, grouped
 
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1d1f;background:#fff;
@@ -82,28 +83,45 @@ def load_part(part: Part) -> list[str]:
     return [f"<h2>{e(part.heading)}</h2>", f"<p>{e(part.method)} {own}</p>", *sections(part.sections, 3)]
 
 
+def warnings_list(groups: list[WarningGroup]) -> str:
+    """One line per kind of warning, folded (<details>): its first sentence, for whom, and the
+    other sentences of its kind folded again."""
+    if not groups:
+        return "<p>None.</p>"
+    e = html.escape
+    items = []
+    for g in groups:
+        item = e(g.example)
+        if len(g.sentences) > 1:
+            rest = "".join(f"<li>{e(s)}</li>" for s in g.sentences[1:])
+            item += (
+                f"<details><summary>{len(g.sentences) - 1} more like it: {e(g.applies_to())}</summary>"
+                f"<ul>{rest}</ul></details>"
+            )
+        items.append(f"<li>{item}</li>")
+    count = sum(len(g.sentences) for g in groups)
+    summary = f"{len(groups)} kinds of warning ({count} in all): read them before trusting a figure"
+    return f'<details class="warnings"><summary>{e(summary)}</summary><ul>{"".join(items)}</ul></details>'
+
+
 def render(view: View, loads: list[Part] = ()) -> str:
     """loads: the latency and sweep measurements written into this run's directory."""
     e = html.escape
-    parts = [f"<h1>{e(title(view))}</h1>", "<h2>Machine</h2><ul>"]
-    parts += [f"<li>{e(line)}</li>" for line in machine_lines(view)] + ["</ul>", "<h2>Method</h2>"]
-    parts += ["<p>" + "<br>".join(e(line) for line in method_lines(view)) + "</p>", "<h2>Warnings</h2>"]
-    parts.append(
-        '<ul class="warnings">' + "".join(f"<li>{e(w)}</li>" for w in view.warnings) + "</ul>"
-        if view.warnings
-        else "<p>None.</p>"
-    )
-    failed = failed_table(view)
-    if failed is not None:
-        parts += ["<h2>Failed samples</h2>", f"<p>{e(FAILED_WORDS)}</p>", table(failed)]
-    for mv in view.modes:
+    parts = [f"<h1>{e(title(view))}</h1>"]
+    for mv in view.modes:  # the answer first: each mode's ranking, its table and charts
         parts += [f"<h2>{e(mode_heading(mv))}</h2>", f"<p>{e(mv.ranks_on)}</p>"]
         if mv.reference_problem:
             parts.append(f'<p class="note">Note: {e(mv.reference_problem)}.</p>')
         parts += [table(mode_table(view, mv)), svg.rps_chart(mv)]
         if mv.mode.timed:
             parts.append(svg.latency_chart(mv))
-    parts += ["<h2>CPU cost</h2>", svg.efficiency_chart(view), svg.cpu_chart(view)]
+    parts += ["<h2>CPU cost</h2>", svg.efficiency_chart(view), svg.cpu_chart(view), "<h2>Machine</h2><ul>"]
+    parts += [f"<li>{e(line)}</li>" for line in machine_lines(view)] + ["</ul>", "<h2>Method</h2>"]
+    parts += ["<p>" + "<br>".join(e(line) for line in method_lines(view)) + "</p>", "<h2>Warnings</h2>"]
+    parts.append(warnings_list(grouped(view)))
+    failed = failed_table(view)
+    if failed is not None:
+        parts += ["<h2>Failed samples</h2>", f"<p>{e(FAILED_WORDS)}</p>", table(failed)]
     counts = instructions_table(view)
     if counts is not None:
         parts += ["<h2>Instructions per request</h2>", f"<p>{e(INSTRUCTIONS_WORDS)}</p>", table(counts)]

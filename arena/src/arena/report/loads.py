@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..latency import Latency
-from ..sweep import Sweep
+from ..curves.latency import Latency
+from ..curves.sweep import Sweep
 from . import lines
 from .stacks import run_part as stacks_part
 from .standalone import write_report

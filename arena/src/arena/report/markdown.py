@@ -26,6 +26,7 @@ from .tables import (
     title,
 )
 from .view import View
+from .warnings import WarningGroup, grouped
 
 
 def cell(text: str) -> str:
@@ -69,20 +70,28 @@ def load_part(part: Part) -> list[str]:
     )
 
 
+def warning_line(group: WarningGroup) -> str:
+    """A kind of warning in one line: its first sentence, and how many more, for whom."""
+    more = len(group.sentences) - 1
+    if not more:
+        return group.example
+    return f"{group.example} (and {more} more like it; in all: {group.applies_to()})"
+
+
 def render(view: View, loads: list[Part] = ()) -> str:
     """loads: the latency and sweep measurements written into this run's directory."""
-    out = [f"# {cell(title(view))}", "", "## Machine", ""]
-    out += [f"- {cell(line)}" for line in machine_lines(view)]
-    out += ["", "## Method", ""] + [f"- {cell(line)}" for line in method_lines(view)]
-    out += ["", "## Warnings", ""] + ([f"- {cell(w)}" for w in view.warnings] or ["None."])
-    failed = failed_table(view)
-    if failed is not None:
-        out += ["", "## Failed samples", "", cell(FAILED_WORDS), "", table(failed)]
-    for mv in view.modes:
+    out = [f"# {cell(title(view))}"]
+    for mv in view.modes:  # the answer first: each mode's ranking
         out += ["", f"## {cell(mode_heading(mv))}", "", cell(mv.ranks_on), ""]
         if mv.reference_problem:
             out += [f"Note: {cell(mv.reference_problem)}.", ""]
         out.append(table(mode_table(view, mv)))
+    out += ["", "## Machine", ""] + [f"- {cell(line)}" for line in machine_lines(view)]
+    out += ["", "## Method", ""] + [f"- {cell(line)}" for line in method_lines(view)]
+    out += ["", "## Warnings", ""] + ([f"- {cell(warning_line(g))}" for g in grouped(view)] or ["None."])
+    failed = failed_table(view)
+    if failed is not None:
+        out += ["", "## Failed samples", "", cell(FAILED_WORDS), "", table(failed)]
     counts = instructions_table(view)
     if counts is not None:
         out += ["", "## Instructions per request", "", cell(INSTRUCTIONS_WORDS), "", table(counts)]

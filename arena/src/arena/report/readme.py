@@ -1,5 +1,5 @@
-"""The README's results table: its one header (the top README's and every entry skeleton's,
-so that the two cannot differ) and an entry's row, computed from a run's view in the
+"""The README's results table: its one header (core/columns.py: the top README's and every
+entry skeleton's, so that the two cannot differ) and an entry's row, computed from a run's view in the
 formats the README writes: thousands apart by a space, median (min–max), `–` where the run
 has no figure (a mode it did not measure, instructions of an entry valgrind cannot run).
 
@@ -24,30 +24,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..model import MODES, EntryRecord, Run
-from ..stats import Summary, summarize
-from ..syscalls import EntryCounts
-from ..syscalls import load as load_syscalls
+from ..analysis.stats import Summary, summarize
+from ..core.columns import COLUMNS, HEADER
+from ..core.model import MODES, EntryRecord, Run
+from ..counts.syscalls import EntryCounts
+from ..counts.syscalls import load as load_syscalls
 from . import format as fmt
 from .view import Row, View, counted, startup
 
-COLUMNS = (
-    "entry",
-    "kind",
-    "keep-alive, capped: CPU µs/req",
-    "req/s",
-    "× nginx",
-    "of floor",
-    "syscalls/req (keep-alive · 16 pipelined)",
-    "instr./req (keep-alive · 16 pipelined)",
-    "16 pipelined req/s",
-    "new connection, capped: req/s",
-    "peak RSS",
-    "artifact + runtime",
-    "start-up",
-    "spec cases",
-)
-HEADER = "| " + " | ".join(COLUMNS) + " |\n|---|---|" + "---:|" * (len(COLUMNS) - 2)
 FIRST = ("php-fpm",)  # the script renard replaces comes first; then the ranking by capped keep-alive
 CAPPED, KEEPALIVE, PIPELINED, CLOSE_CAPPED = "keepalive-capped", "keepalive", "pipeline16", "close-capped"
 NONE = fmt.NONE

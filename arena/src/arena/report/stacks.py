@@ -10,8 +10,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from ..stack import BASELINE, MODES, TARGETS, StackRun, StackSample
-from ..stats import StatsError, Summary, ratio, summarize
+from ..analysis.stats import StatsError, Summary, ratio, summarize
+from ..stack.run import BASELINE, MODES, TARGETS, StackRun, StackSample
 from . import format as fmt
 from .standalone import write_report
 from .svg import Bar, Group, bar_chart

@@ -7,8 +7,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..model import KINDS
-from ..stats import Series, summarize
+from ..analysis.stats import Series, summarize
+from ..core.model import KINDS
 from . import format as fmt
 from .view import ModeView, View
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..syscalls import MODES, EntryCounts, load
+from ..counts.syscalls import MODES, EntryCounts, load
 from . import standalone
 from .tables import Part, Section, Table
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..mix import words as mix_words
-from ..model import STEAL_LIMIT
-from ..sections import SECTIONS
-from ..stats import summarize
+from ..analysis.stats import summarize
+from ..conformance.sections import SECTIONS
+from ..core.model import STEAL_LIMIT
+from ..load.mix import words as mix_words
 from . import format as fmt
 from .view import ModeView, View, plural, startup
 

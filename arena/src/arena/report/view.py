@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import CAP_DISTORTION, EntryRecord, Failure, InstructionCount, Mode, Run
-from ..stats import Ratio, Series, Summary, group_samples, median, ratio, summarize
+from ..analysis.stats import Ratio, Series, Summary, group_samples, median, ratio, summarize
+from ..core.model import CAP_DISTORTION, EntryRecord, Failure, InstructionCount, Mode, Run
 
 FLOOR_WORDS = (
     "answers every request with one pre-rendered 302 without parsing it: not a conforming server, "

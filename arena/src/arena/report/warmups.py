@@ -5,7 +5,7 @@ window, and whether it ended steady or at its bound; a chart per entry of its sa
 
 from __future__ import annotations
 
-from ..model import Run
+from ..core.model import Run
 from . import lines
 from .tables import Part, Section, Table
 

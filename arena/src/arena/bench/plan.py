@@ -1,0 +1,99 @@
+"""What `arena bench` will do and how long it will take, stated before it starts.
+
+The defaults keep the whole contest (about 18 entries, 5 modes) under 30 minutes on the
+2-core machine and `--quick` under 5. How they were chosen: a sample's own sampling error
+is negligible after a second of wrk (100 000 answers and more), while the shared machine's
+drift from minute to minute is what spreads the repetitions (2-second runs of 23 Nov on the
+busy machine: 15-40 % coefficient of variation; the quiet run of 22 Nov with 10-second runs:
+4-11 % min-max spread), and the gate treats 5 % as its noise floor. So the time goes into
+interleaved repetitions rather than long ones: 3 repetitions of 3 s after 1 s of warm-up
+(at least 1 s so that a JIT compiles the hot path before it is measured). --quick is a
+smoke test: 1 repetition of 1 s, no warm-up, but an entry's own `warmup_s` still applies (a
+JVM measured cold is wrong, not short): java 4 s, js-bun 8 s, java-seed 16 s and spring-boot
+60 s (each about twice what its CPU per request took to settle, 25 Nov) make --quick about
+12.6 min and the defaults about 49 min; a warm-up steady at half its bound ends sooner.
+
+Measured costs (23 Nov 2026, the 2-core KVM guest): a sample takes its warm-up and duration
+plus 0.1-0.5 s (start, one checked answer, stop); `verify` 13 s for an `ours` entry (quick
+9 s) and 36 s for a peer (quick 33 s: its unanswered cases wait for their deadlines), run
+VERIFY_AT_ONCE at a time; callgrind about 1.3 s per native entry and mode at the quick count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.model import Config
+from ..entries.manifest import Entry
+from ..entries.outside import Outside
+from ..entries.remote import Remote
+from ..load.warmup import warmup_s
+
+DURATION_S, WARMUP_S, REPETITIONS = 3, 1, 3
+QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
+VERIFY_AT_ONCE = 3  # verifications at once: a peer's mostly waits for deadlines, not CPU
+VERIFY_S = {"ours": 13.0, "peer": 36.0}  # one entry's `arena verify`, measured
+VERIFY_QUICK_S = {"ours": 9.0, "peer": 33.0}
+START_S = 0.5  # one timed start: exec, the first correct 302, stop (a JVM takes longer)
+INSTRUCTIONS_S = {True: 1.5, False: 6.0}  # callgrind per native entry and mode, by quick
+INSTRUCTION_MODES = 2
+DESCRIBE_S = 6.0  # the machine's description (compilers' --version) and the reports
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Seconds each stage of a bench is expected to take."""
+
+    entries: int
+    samples: int
+    verify_s: float
+    starts_s: float
+    samples_s: float
+    instructions_s: float
+
+    @property
+    def total_s(self) -> float:
+        return DESCRIBE_S + self.verify_s + self.starts_s + self.samples_s + self.instructions_s
+
+
+def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate:
+    """The expected duration of a bench of these entries with cfg (builds not counted)."""
+    per_verify = VERIFY_QUICK_S if cfg.quick else VERIFY_S
+    # A running server (--url) is neither verified nor started; a --cmd server is not verified.
+    started = [e for e in entries if not isinstance(e, Remote)]
+    verified = [
+        per_verify.get(e.kind, 0.0) for e in started if verify and e.kind != "floor" and not isinstance(e, Outside)
+    ]
+    verify_s = max(sum(verified) / VERIFY_AT_ONCE, max(verified, default=0.0))
+    samples = len(entries) * len(cfg.modes) * cfg.repetitions
+    per_entry = len(cfg.modes) * cfg.repetitions
+    natives = sum(1 for e in entries if e.native)
+    return Estimate(
+        entries=len(entries),
+        samples=samples,
+        verify_s=verify_s,
+        starts_s=len(started) * cfg.startup_runs * START_S,
+        samples_s=sum(per_entry * cfg.seconds_per_sample(warmup_s(e, cfg)) for e in entries),
+        instructions_s=natives * INSTRUCTION_MODES * INSTRUCTIONS_S[cfg.quick],
+    )
+
+
+def minutes(seconds: float) -> str:
+    """e.g. "4 min 10 s", "45 s"."""
+    seconds = round(seconds)
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
+def words(entries: list[Entry], cfg: Config, e: Estimate) -> str:
+    """The plan in one paragraph: entries, modes, repetitions, seconds, the estimated duration."""
+    names = ", ".join(x.name for x in entries)
+    own = ", ".join(f"{x.name} {warmup_s(x, cfg)} s" for x in entries if warmup_s(x, cfg) > cfg.warmup_s)
+    return (
+        f"plan: {e.entries} entries ({names}) × {len(cfg.modes)} modes ({', '.join(cfg.modes)}) × "
+        f"{cfg.repetitions} repetitions = {e.samples} samples of {cfg.warmup_s} s warm-up"
+        + (f" ({own}: their own)" if own else "")
+        + f" + {cfg.duration_s} s: "
+        f"{minutes(e.samples_s)}; verification {minutes(e.verify_s)} ({VERIFY_AT_ONCE} at a time), "
+        f"starts {minutes(e.starts_s)}, instruction counts {minutes(e.instructions_s)}: "
+        f"about {minutes(e.total_s)} in all, builds not counted"
+    )

@@ -1,0 +1,54 @@
+"""`arena row NAME…`: the entries' rows of the README's results table, from a run (default
+results/latest) and the system-call counts written into it (RUN/syscalls/syscalls.json, when
+there), in the README's columns and formats (report/readme.py): the header once, then one line
+per entry, in the order given; no NAME: every entry in the README's order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..core.model import Run
+from ..report import build, readme
+from .common import Failure
+
+
+def read_run(path: Path) -> Run:
+    """The run at path (a run directory, its run.json, or results/latest); raises Failure."""
+    try:
+        return Run.read(path)
+    except (ValueError, OSError) as err:  # SchemaError and JSONDecodeError are ValueErrors
+        raise Failure(f"{path}: {err}") from None
+
+
+@click.command("row")
+@click.argument("names", metavar="NAME…", nargs=-1)
+@click.option(
+    "--run",
+    "run_path",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="A results/<run-id> directory or its run.json (default: results/latest).",
+)
+@click.pass_context
+def row_cmd(ctx, names, run_path):
+    """Print NAMEs' rows of the README's results table, computed from a run."""
+    path = run_path or ctx.obj["repo"] / "results" / "latest"
+    if run_path is None and not path.exists():
+        raise Failure(f"no run at {path}: `arena bench` makes one, or pass --run")
+    run = read_run(path)
+    try:
+        syscalls = readme.syscall_counts(path if path.is_dir() else path.parent)
+    except ValueError as err:
+        raise Failure(str(err)) from None
+    view = build(run)
+    absent = [n for n in names if run.entry(n) is None]
+    if absent:
+        known = ", ".join(e.name for e in run.entries)
+        raise click.BadParameter(f"run {run.run_id} has no entry {absent[0]!r} (it has {known})", param_hint="'NAME'")
+    if run.config.quick:
+        click.echo(f"arena: run {run.run_id} is a quick run: its figures are not for the README", err=True)
+    click.echo(readme.HEADER)
+    for name in names or readme.readme_order(view):
+        click.echo(readme.row(view, name, syscalls))

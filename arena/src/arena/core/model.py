@@ -1,0 +1,559 @@
+"""The typed model of a run: what `arena bench` measures and `arena report` reads.
+
+A Run holds the machine, the configuration, one EntryRecord per entry and one Sample per
+(entry, mode, repetition). Each class loads itself from its run.json object (after the
+schema check of schema.py) and saves itself back to one; the rest of the arena reads runs
+through these classes only. results.py reads and writes the files.
+
+The modes and kinds are declared once, here; what a valid run.json is, in schema.py (Run.load
+and Run.to_json check it; SchemaError and validate are re-exported here).
+
+Longer than the house's ~350 lines on purpose: it is the format of run.json as classes, one
+per object of the file (Sample, EntryRecord, Config, Run …), each beside its own load and
+to_json, so that a field is added in one place and read in one file; its parts have no seam
+that would not cut a class from the objects it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import results
+from .distribution import Distribution
+from .schema import INSTRUCTIONS_SCHEMA, RUN_SCHEMA, SAMPLE_MACHINE, SAMPLE_SCHEMA, SCHEMA_VERSION, validate
+from .schema import SchemaError as SchemaError  # re-exported: Run.read raises it
+
+# Beside run.json: each sample and failure appended as it is measured ({"sample": …} or
+# {"failure": …}, one a line), so that a run the arena did not finish can still be reported.
+JOURNAL = "samples.jsonl"
+
+
+# --------------------------------------------------------------------------- registries
+
+KINDS = ("ours", "peer", "floor")  # floor: the design's physical limit, not a conforming server
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way of loading a server: what wrk is told, and what the report says about it."""
+
+    name: str
+    words: str  # what the report's heading says the mode is
+    wrk_args: tuple[str, ...] = ()  # added to wrk's command line
+    script: str | None = None  # a Lua file of arena/wrk whose request() the mode uses
+    # wrk does not time requests sent through a pipelining request(): its percentiles read 0
+    # (github.com/wg/wrk/issues/236). Such a mode's latencies are recorded as null.
+    timed: bool = True
+    # A capped mode runs the server under a CPU quota (config.cpu_quota of one core), so that
+    # the load generator has more CPU than the server; `dedicated` names the same load on
+    # a dedicated core, whose CPU cost per request the capped one is compared with.
+    dedicated: str | None = None
+
+    @property
+    def capped(self) -> bool:
+        return self.dedicated is not None
+
+    @property
+    def connects_per_request(self) -> bool:
+        """wrk opens a new connection for each request (the close modes)."""
+        return "Connection: close" in self.wrk_args
+
+    @property
+    def latency_note(self) -> str | None:
+        return None if self.timed else "wrk does not time pipelined requests (wg/wrk#236): latency not measured"
+
+
+MODES: dict[str, Mode] = {
+    m.name: m
+    for m in (
+        Mode("keepalive", "keep-alive connections"),
+        Mode("pipeline16", "16 requests pipelined per write", script="pipeline.lua", timed=False),
+        Mode("close", "a new connection per request", wrk_args=("-H", "Connection: close")),
+        Mode("keepalive-capped", "keep-alive connections, server CPU capped", dedicated="keepalive"),
+        Mode(
+            "close-capped",
+            "a new connection per request, server CPU capped",
+            wrk_args=("-H", "Connection: close"),
+            dedicated="close",
+        ),
+    )
+}
+DEFAULT_MODES = tuple(MODES)
+CLIENT_BOUND_SHARE = 0.90  # the load generator's core this busy while the server's is not
+CAP_DISTORTION = 1.15  # capped CPU per request above this times the dedicated-core figure: distorted
+# A sample whose CPUs were stolen from (a VM's steal time) for more than this share of their
+# time is repeated once, and kept flagged if stolen again (bench.py, hostload.py).
+STEAL_LIMIT = 0.02
+
+
+def mode(name: str) -> Mode:
+    """The registered mode, or a bare one for a name this version does not know (an old run)."""
+    return MODES.get(name) or Mode(name, "custom mode")
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Latency:
+    """Percentiles in microseconds; None: not measured (see Mode.timed)."""
+
+    p50: float | None = None
+    p90: float | None = None
+    p99: float | None = None
+    max: float | None = None
+
+    def to_json(self) -> dict:
+        return {"p50": self.p50, "p90": self.p90, "p99": self.p99, "max": self.max}
+
+
+ERROR_KINDS = ("connect", "read", "write", "timeout")
+
+
+@dataclass
+class Sample:
+    """One measured wrk run of one fresh server process."""
+
+    entry: str
+    mode: str
+    rep: int
+    duration_s: float  # wrk's own measured duration
+    requests: int  # answered
+    rps: float
+    latency_us: Latency
+    errors: dict[str, int]  # socket errors by ERROR_KINDS
+    non_3xx: int  # answers with a status >= 400 (wrk's errors.status)
+    # The server's CPU and memory are None when not known: a server the arena did not start,
+    # measured by URL without --pid (remote.py; null in run.json, allowed in schema 1 later).
+    server_cpu_s: float | None  # utime + stime of the server's process tree during the run
+    cpu_us_per_req: float | None  # None when no request was answered, or the CPU is unknown
+    client_cpu_share: float  # wrk's CPU seconds per wall second
+    server_cpu_share: float | None
+    peak_rss_bytes: int | None
+    pss_bytes: int | None
+    client_bound: bool  # wrk's core was the bottleneck, not the server
+    client_cpu_s: float | None = None
+    wall_s: float | None = None
+    warmup_rps: list[float] | None = None  # the warm-up's 1 s windows (warmup.py); None: not in windows
+    warmup_steady: bool | None = None  # it ended steady (True) or at its bound (False); None: not judged
+    warmup_cpu_us: list[float | None] | None = None  # the same windows' server CPU µs per request
+    # The machine around the run (hostload.py; added to schema 1 later, None: not recorded):
+    steal_share: float | None = None  # stolen ÷ all CPU time of the server's and wrk's CPUs during the run
+    load_1m: float | None = None  # the 1-minute load average at the run's end
+    steal_retry: float | None = None  # this sample repeats one taken under steal: that one's steal_share
+    # The server's CPU seconds from its cgroup's counter (capped modes: cpuacct.usage, ns, or
+    # v2 usage_usec), beside server_cpu_s from /proc (10 ms ticks); None: not in a cgroup.
+    cgroup_cpu_s: float | None = None
+    # Its latency histogram (distribution.py), written beside run.json in distribution.FILE
+    # as the sample is measured; never in run.json, and None in a sample read back from one.
+    distribution: Distribution | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def under_steal(self) -> bool:
+        """Its CPUs were stolen from beyond STEAL_LIMIT during the run."""
+        return self.steal_share is not None and self.steal_share > STEAL_LIMIT
+
+    @property
+    def own_cpu_us(self) -> float | None:
+        """The server's CPU µs per request: from its cgroup's counter where it sat in one (the
+        capped modes: ns resolution), else from /proc (10 ms ticks); None when unknown or none
+        answered. What the gate decides on and the capped modes rank on."""
+        if self.cgroup_cpu_s is not None and self.requests:
+            return self.cgroup_cpu_s * 1e6 / self.requests
+        return self.cpu_us_per_req
+
+    @property
+    def efficiency(self) -> float | None:
+        """Requests per server CPU-second: 1e6 / CPU µs per request."""
+        return 1e6 / self.cpu_us_per_req if self.cpu_us_per_req else None
+
+    @property
+    def error_total(self) -> int:
+        return sum(self.errors.values())
+
+    @classmethod
+    def from_wrk(
+        cls,
+        entry: str,
+        mode_name: str,
+        rep: int,
+        wrk: dict,
+        client_cpu_s: float,
+        wall_s: float,
+        server_cpu_s: float | None,
+        peak_rss: int | None,
+        pss: int | None,
+        cpu_limit: float = 1.0,
+    ) -> Sample:
+        """A sample from wrk's `arena-json` line (wrk/report.lua) and the /proc readings around it.
+
+        server_cpu_s, peak_rss, pss: None when not known (a server the arena did not start,
+        without --pid; remote.py). cpu_limit: the CPUs the server may use (its quota in a
+        capped mode); the server is saturated at CLIENT_BOUND_SHARE of it; a server whose
+        CPU is unknown is taken as not saturated."""
+        duration_s = wrk["duration_us"] / 1e6
+        requests = wrk["requests"]
+        client_share = client_cpu_s / wall_s
+        server_share = None if server_cpu_s is None else server_cpu_s / wall_s
+        server_busy = server_share is not None and server_share >= CLIENT_BOUND_SHARE * cpu_limit
+        timed = mode(mode_name).timed
+        latency = Latency(**{k: wrk["latency_us"][k] if timed else None for k in ("p50", "p90", "p99", "max")})
+        return cls(
+            entry=entry,
+            mode=mode_name,
+            rep=rep,
+            duration_s=round(duration_s, 4),
+            requests=requests,
+            rps=round(requests / duration_s, 1) if duration_s else 0.0,
+            latency_us=latency,
+            errors={k: wrk["errors"][k] for k in ERROR_KINDS},
+            non_3xx=wrk["errors"]["status"],
+            server_cpu_s=None if server_cpu_s is None else round(server_cpu_s, 3),
+            cpu_us_per_req=round(server_cpu_s * 1e6 / requests, 3) if requests and server_cpu_s is not None else None,
+            client_cpu_share=round(client_share, 3),
+            server_cpu_share=None if server_share is None else round(server_share, 3),
+            peak_rss_bytes=peak_rss,
+            pss_bytes=pss,
+            client_bound=client_share >= CLIENT_BOUND_SHARE and not server_busy,
+            client_cpu_s=round(client_cpu_s, 3),
+            wall_s=round(wall_s, 3),
+            distribution=Distribution.from_wrk(entry, mode_name, rep, wrk) if timed else None,
+        )
+
+    @classmethod
+    def load(cls, d: dict) -> Sample:
+        return cls(
+            **{k: d[k] for k in SAMPLE_SCHEMA if k != "latency_us"},
+            latency_us=Latency(**d["latency_us"]),
+            client_cpu_s=d.get("client_cpu_s"),
+            wall_s=d.get("wall_s"),
+            warmup_rps=d.get("warmup_rps"),
+            warmup_steady=d.get("warmup_steady"),
+            warmup_cpu_us=d.get("warmup_cpu_us"),
+            **{k: d.get(k) for k in SAMPLE_MACHINE},
+        )
+
+    def to_json(self) -> dict:
+        d = {k: getattr(self, k) for k in SAMPLE_SCHEMA}
+        d["latency_us"] = self.latency_us.to_json()
+        d["errors"] = dict(self.errors)
+        if self.client_cpu_s is not None:
+            d.update(client_cpu_s=self.client_cpu_s, wall_s=self.wall_s)
+        if self.warmup_rps is not None:
+            d.update(warmup_rps=self.warmup_rps, warmup_steady=self.warmup_steady)
+        if self.warmup_cpu_us is not None:
+            d["warmup_cpu_us"] = self.warmup_cpu_us
+        d.update({k: getattr(self, k) for k in SAMPLE_MACHINE if getattr(self, k) is not None})
+        note = mode(self.mode).latency_note
+        if note:
+            d["latency_note"] = note
+        return d
+
+
+@dataclass
+class Verdicts:
+    """The conformance runner's counts for one entry. sections, failures and core_route were
+    added to schema 1 later; a run without them has the totals only."""
+
+    passed: int
+    alt: int
+    failed: int
+    sections: dict[str, dict[str, int]] = field(default_factory=dict)  # section -> pass/alt/fail
+    failures: list[dict[str, str]] = field(default_factory=list)  # {section, name, detail}
+    core_route: bool | None = None  # GET / answers a 302 to a uniform k; None: not recorded
+
+    @classmethod
+    def load(cls, d: dict) -> Verdicts:
+        return cls(d["pass"], d["alt"], d["fail"], d.get("sections", {}), d.get("failures", []), d.get("core_route"))
+
+    def to_json(self) -> dict:
+        totals = {"pass": self.passed, "alt": self.alt, "fail": self.failed}
+        if self.core_route is None:  # recorded as the run that wrote it did
+            return totals
+        return totals | {"sections": self.sections, "failures": self.failures, "core_route": self.core_route}
+
+
+@dataclass
+class InstructionCount:
+    """User-space instructions per request of a native entry in one mode, counted by callgrind
+    (instructions.py): (ir_large - ir_small) / (9 × requests). Added to schema 1 later."""
+
+    mode: str
+    requests: int  # N: the small run served N requests, the large one 10 N
+    per_request: float
+    ir_small: int  # callgrind's total Ir of the N run
+    ir_large: int  # and of the 10 N run
+    annotation: str | None = None  # callgrind_annotate's top functions, a file beside run.json
+
+    @classmethod
+    def load(cls, d: dict) -> InstructionCount:
+        return cls(d["mode"], d["requests"], d["per_request"], d["ir_small"], d["ir_large"], d.get("annotation"))
+
+    def to_json(self) -> dict:
+        d = {k: getattr(self, k) for k in INSTRUCTIONS_SCHEMA}
+        if self.annotation is not None:
+            d["annotation"] = self.annotation
+        return d
+
+
+@dataclass
+class EntryRecord:
+    """What the run knows of one entry: identity, availability and the per-entry figures."""
+
+    name: str
+    language: str
+    kind: str
+    available: bool
+    reason: str | None = None  # why unavailable
+    description: str | None = None
+    version: str | None = None
+    artifact_bytes: int | None = None
+    runtime_bytes: int | None = None  # what it needs installed beside (added to schema 1 later)
+    startup_ms: list[float] = field(default_factory=list)
+    verify: Verdicts | None = None  # None: not verified
+    instructions: list[InstructionCount] = field(default_factory=list)  # native entries; empty: not counted
+    warmup_s: int | None = None  # its own warm-up (entry.toml), when it has one (added to schema 1 later)
+    # The floor its ratios are divided by (entry.toml `floor`; added to schema 1 later). None, in
+    # older runs: the run's first floor, which was then the only one.
+    floor: str | None = None
+    # A running server measured by URL (`arena bench --url`, remote.py; added to schema 1 later):
+    # its URL, its process when --pid named it, and what the run could not know of it, in words.
+    url: str | None = None
+    pid: int | None = None
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def is_floor(self) -> bool:
+        return self.kind == "floor"
+
+    def drop(self, reason: str) -> None:
+        """Marks the entry unusable for the rest of the run."""
+        self.available, self.reason = False, reason
+
+    @classmethod
+    def load(cls, d: dict) -> EntryRecord:
+        v = d["verify"]
+        return cls(
+            name=d["name"],
+            language=d["language"],
+            kind=d["kind"],
+            available=d["available"],
+            reason=d["reason"],
+            description=d.get("description"),
+            version=d["version"],
+            artifact_bytes=d["artifact_bytes"],
+            runtime_bytes=d.get("runtime_bytes"),
+            startup_ms=list(d["startup_ms"]),
+            verify=None if v is None else Verdicts.load(v),
+            instructions=[InstructionCount.load(c) for c in d.get("instructions", [])],
+            warmup_s=d.get("warmup_s"),
+            floor=d.get("floor"),
+            url=d.get("url"),
+            pid=d.get("pid"),
+            unknown=list(d.get("unknown", [])),
+        )
+
+    def to_json(self) -> dict:
+        d = {
+            "name": self.name,
+            "language": self.language,
+            "kind": self.kind,
+            "description": self.description,
+            "available": self.available,
+            "reason": self.reason,
+            "version": self.version,
+            "artifact_bytes": self.artifact_bytes,
+            "startup_ms": list(self.startup_ms),
+            "verify": self.verify and self.verify.to_json(),
+        }
+        if self.runtime_bytes is not None:
+            d["runtime_bytes"] = self.runtime_bytes
+        if self.instructions:
+            d["instructions"] = [c.to_json() for c in self.instructions]
+        if self.warmup_s is not None:
+            d["warmup_s"] = self.warmup_s
+        if self.floor is not None:
+            d["floor"] = self.floor
+        if self.url is not None:
+            d.update(url=self.url, pid=self.pid, unknown=list(self.unknown))
+        return d
+
+
+@dataclass
+class Machine:
+    cpu_model: str
+    cores: int
+    kernel: str
+    os: str
+    memory_bytes: int
+    tools: dict[str, str]  # tool -> the version line it printed
+
+    @classmethod
+    def load(cls, d: dict) -> Machine:
+        return cls(**{k: d[k] for k in RUN_SCHEMA["machine"]})
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in RUN_SCHEMA["machine"]}
+
+
+@dataclass
+class Config:
+    """How the run was measured. cpu_quota and cap_problem were added to schema 1 later;
+    a run without them was never capped."""
+
+    server_cpus: str = "0"
+    client_cpus: str = "1"
+    duration_s: int = 10  # per measured repetition (wrk takes whole seconds)
+    warmup_s: int = 2  # an unmeasured wrk run in the same mode just before; 0: none
+    repetitions: int = 3
+    modes: tuple[str, ...] = DEFAULT_MODES
+    connections: int = 50
+    reference: str = "nginx-lua"
+    quick: bool = False
+    cpu_quota: float | None = 0.5  # of one core, for the capped modes; None: not capped
+    cap_problem: str | None = None  # why the capped modes could not run (they are left out)
+    startup_runs: int = 3  # starts timed per entry; the median is the figure (not saved)
+    mix: str = "default"  # the request mix wrk sent (mix.py; added to schema 1 later, absent: default)
+
+    def seconds_per_sample(self, warmup_s: float | None = None) -> float:
+        """warmup_s: an entry's own warm-up (load.warmup.warmup_s), when longer than the run's."""
+        return self.duration_s + (self.warmup_s if warmup_s is None else warmup_s) + 0.5  # + start, checks, stop
+
+    @classmethod
+    def load(cls, d: dict) -> Config:
+        return cls(
+            **{k: d[k] for k in RUN_SCHEMA["config"] if k != "modes"},
+            modes=tuple(d["modes"]),
+            cpu_quota=d.get("cpu_quota"),
+            cap_problem=d.get("cap_problem"),
+            mix=d.get("mix", "default"),
+        )
+
+    def to_json(self) -> dict:
+        d = {k: getattr(self, k) for k in RUN_SCHEMA["config"]}
+        d["modes"] = list(self.modes)
+        d.update(cpu_quota=self.cpu_quota, cap_problem=self.cap_problem, mix=self.mix)
+        return d
+
+
+@dataclass
+class Failure:
+    """A sample that could not be measured: why, and where the server's stderr tail went."""
+
+    entry: str
+    mode: str
+    rep: int
+    error: str  # the reason; its first line is what the report shows (older runs kept the tail here)
+    log: str | None = None  # the server's stderr tail, relative to the run's directory (added later)
+
+    @property
+    def reason(self) -> str:
+        return self.error.splitlines()[0] if self.error else "no reason recorded"
+
+    @classmethod
+    def load(cls, d: dict) -> Failure:
+        return cls(d["entry"], d["mode"], d["rep"], d["error"], d.get("log"))
+
+    def to_json(self) -> dict:
+        d = {"entry": self.entry, "mode": self.mode, "rep": self.rep, "error": self.error}
+        if self.log is not None:
+            d["log"] = self.log
+        return d
+
+
+def journal_line(item: Sample | Failure) -> dict:
+    """One line of the JOURNAL for a sample or a failure."""
+    return {"sample": item.to_json()} if isinstance(item, Sample) else {"failure": item.to_json()}
+
+
+@dataclass
+class Run:
+    run_id: str
+    started: str  # ISO 8601 UTC, e.g. 2026-11-22T00:15:00Z
+    finished: str
+    machine: Machine
+    config: Config
+    entries: list[EntryRecord]
+    samples: list[Sample]
+    failures: list[Failure] = field(default_factory=list)
+    # Why the run did not finish (interrupted, or the arena stopped while measuring: then
+    # run.json is the one written before the samples and the JOURNAL holds them); None: it did.
+    unfinished: str | None = None
+
+    def entry(self, name: str) -> EntryRecord | None:
+        return next((e for e in self.entries if e.name == name), None)
+
+    @property
+    def modes(self) -> list[Mode]:
+        return [mode(name) for name in self.config.modes]
+
+    @property
+    def floor(self) -> EntryRecord | None:
+        """The default floor of this run (the one named "floor", else the first), when one was measured."""
+        floors = [e for e in self.entries if e.is_floor and e.available]
+        return next((e for e in floors if e.name == "floor"), floors[0] if floors else None)
+
+    def floor_of(self, entry: EntryRecord) -> EntryRecord | None:
+        """The floor that entry's ratios are divided by: the one it names (entry.toml `floor`) when the
+        run measured it, else None (never another floor in its place); a run written before
+        entries named their floor: its default floor. A floor is its own."""
+        if entry.is_floor:
+            return entry
+        if entry.floor is None:
+            return self.floor
+        return next((e for e in self.entries if e.name == entry.floor and e.is_floor and e.available), None)
+
+    @classmethod
+    def load(cls, doc: dict) -> Run:
+        """A run from its run.json object; raises SchemaError."""
+        validate(doc)
+        return cls(
+            run_id=doc["run_id"],
+            started=doc["started"],
+            finished=doc["finished"],
+            machine=Machine.load(doc["machine"]),
+            config=Config.load(doc["config"]),
+            entries=[EntryRecord.load(e) for e in doc["entries"]],
+            samples=[Sample.load(s) for s in doc["samples"]],
+            failures=[Failure.load(f) for f in doc.get("failures", [])],
+            unfinished=doc.get("unfinished"),
+        )
+
+    def to_json(self) -> dict:
+        return validate(
+            {
+                "schema": SCHEMA_VERSION,
+                "run_id": self.run_id,
+                "started": self.started,
+                "finished": self.finished,
+                "machine": self.machine.to_json(),
+                "config": self.config.to_json(),
+                "entries": [e.to_json() for e in self.entries],
+                "samples": [s.to_json() for s in self.samples],
+                "failures": [f.to_json() for f in self.failures],
+            }
+            | ({"unfinished": self.unfinished} if self.unfinished else {})
+        )
+
+    @classmethod
+    def read(cls, path: Path) -> Run:
+        """A run.json, a run directory or results/latest; raises SchemaError, OSError, ValueError.
+
+        An unfinished run also takes the samples and failures of its JOURNAL that run.json
+        does not hold (the arena stopped before writing them there)."""
+        run_json = path / "run.json" if path.is_dir() else path
+        doc = results.read_json(run_json)
+        journal = run_json.parent / JOURNAL
+        if isinstance(doc, dict) and doc.get("unfinished") and journal.is_file():
+            have = {(x["entry"], x["mode"], x["rep"]) for key in ("samples", "failures") for x in doc.get(key, [])}
+            for line in results.read_lines(journal):
+                for key, kind in (("sample", "samples"), ("failure", "failures")):
+                    item = line.get(key) if isinstance(line, dict) else None
+                    if isinstance(item, dict) and (item.get("entry"), item.get("mode"), item.get("rep")) not in have:
+                        doc.setdefault(kind, []).append(item)
+        return cls.load(doc)
+
+    def write(self, run_dir: Path) -> Path:
+        """Validates and writes run_dir/run.json atomically; returns its path."""
+        return results.write_json(run_dir / "run.json", self.to_json())

@@ -1,0 +1,1 @@
+"""Counting per request: user-space instructions under callgrind, system calls under strace."""

@@ -1,0 +1,151 @@
+"""User-space instructions per request of a native entry, counted by callgrind (issue 17).
+
+A throughput figure moves by tens of percent on a shared machine; the number of
+instructions a server executes per request does not. An entry whose entry.toml says
+`native = true` is started under `valgrind --tool=callgrind` (one thread) and driven by the
+arena's own client below, on one connection, with a fixed number of requests of the shape
+wrk sends (`GET / HTTP/1.1` and `Host`): one per round trip (keepalive) or 16 per write
+(pipeline16). Start-up and shutdown are excluded by the difference of two runs:
+
+    instructions per request = (Ir(10 N) - Ir(N)) / 9 N
+
+Ir is callgrind's total of executed instructions over every thread of the process. The
+client waits for every answer before it sends the next batch, so the count does not depend
+on timing. Every run is bounded (RUN_TIMEOUT_S) and the server is always stopped.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from ..core.model import InstructionCount as Count
+from ..entries.manifest import Entry
+from ..entries.process import Launch, start
+
+# arena mode -> requests per write; the two modes whose wrk load the count mirrors
+PER_WRITE = {"keepalive": 1, "pipeline16": 16}
+DEFAULT_REQUESTS = 1600  # N: the runs serve N and 10 N requests per mode
+QUICK_REQUESTS = 320
+RUN_TIMEOUT_S = 300.0  # one callgrind run, start to stop
+READY_TIMEOUT_S = 60.0  # valgrind starts a program 20-50 times slower
+TOP_FUNCTIONS = 30  # lines of callgrind_annotate kept
+
+
+class CountError(Exception):
+    """A count that could not be taken; str() says why in one line first."""
+
+
+def available() -> str | None:
+    """Why instructions cannot be counted here; None when they can."""
+    for tool in ("valgrind", "callgrind_annotate"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (Debian: valgrind)"
+    return None
+
+
+# The same bytes on every run: a Host with the (random) port would change the count, since
+# the cost of a search over the head depends on the bytes searched.
+REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+def answers_in(buffer: bytearray) -> int:
+    """Removes every complete answer from the front of buffer and returns how many there were.
+    An answer is a head ending in CRLF CRLF and Content-Length bytes of body; one that is not
+    a 302 raises CountError (a count of error answers would measure the wrong path)."""
+    count = 0
+    while True:
+        end = buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return count
+        length = 0
+        for line in bytes(buffer[:end]).split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        if len(buffer) < end + 4 + length:
+            return count
+        if not buffer.startswith(b"HTTP/1.1 302 "):
+            status = bytes(buffer[: buffer.find(b"\r")])
+            raise CountError(f"the server answered {status!r}, not a 302")
+        del buffer[: end + 4 + length]
+        count += 1
+
+
+def drive(port: int, requests: int, per_write: int, deadline: float) -> None:
+    """Sends `requests` requests on one connection, `per_write` at a time, waiting for all
+    the answers of a write before the next; raises CountError on a close or the deadline."""
+    batch = REQUEST * per_write
+    buffer = bytearray()
+    with socket.create_connection(("127.0.0.1", port), timeout=max(1.0, deadline - time.monotonic())) as conn:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for _ in range(requests // per_write):
+            conn.sendall(batch)
+            answered = 0
+            while answered < per_write:
+                if time.monotonic() > deadline:
+                    raise CountError("the server did not answer in time under callgrind")
+                data = conn.recv(65536)
+                if not data:
+                    raise CountError("the server closed the connection")
+                buffer += data
+                answered += answers_in(buffer)
+
+
+def total_ir(out_file: Path) -> int:
+    """The total Ir of a callgrind output file (its `totals:` or `summary:` line)."""
+    for line in out_file.read_text(errors="replace").splitlines():
+        if line.startswith(("totals:", "summary:")):
+            return int(line.split()[1])
+    raise CountError(f"no total in {out_file}")
+
+
+def callgrind_run(entry: Entry, requests: int, per_write: int, out_file: Path) -> int:
+    """The total Ir of one run of entry under callgrind serving `requests` requests."""
+    wrapper = ("valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", "--quiet")
+    server = start(entry, Launch(port=0, threads=1, wrapper=wrapper))
+    try:
+        server.wait_ready(READY_TIMEOUT_S)
+        drive(server.port, requests, per_write, time.monotonic() + RUN_TIMEOUT_S)
+    finally:
+        status = server.stop()
+    if status is None:  # SIGKILLed: valgrind writes no profile
+        raise CountError("the server did not exit on SIGTERM within 5 s under valgrind: no profile written")
+    if not out_file.is_file():
+        raise CountError(f"callgrind wrote no {out_file.name} (the server did not exit cleanly)")
+    return total_ir(out_file)
+
+
+def annotate(out_file: Path, dest: Path) -> None:
+    """callgrind_annotate's functions by exclusive cost, the first TOP_FUNCTIONS, to dest."""
+    result = subprocess.run(
+        ["callgrind_annotate", "--inclusive=no", "--threshold=99", str(out_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    lines = result.stdout.splitlines()
+    dest.write_text("\n".join(lines[: 40 + TOP_FUNCTIONS]) + "\n")
+
+
+def count(entry: Entry, mode: str, requests: int = DEFAULT_REQUESTS, keep: Path | None = None) -> Count:
+    """Instructions per request of entry in mode (a key of PER_WRITE), from runs of N and 10 N.
+
+    keep: a directory where the annotated top functions of the 10 N run are written as
+    `<entry>.<mode>.callgrind.txt` (Count.annotation names it)."""
+    per_write = PER_WRITE[mode]
+    n = max(per_write, requests - requests % per_write)
+    with tempfile.TemporaryDirectory(prefix="arena-callgrind-") as tmp:
+        small = callgrind_run(entry, n, per_write, Path(tmp) / "small.out")
+        large_file = Path(tmp) / "large.out"
+        large = callgrind_run(entry, 10 * n, per_write, large_file)
+        name = None
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            name = f"{entry.name}.{mode}.callgrind.txt"
+            annotate(large_file, keep / name)
+    return Count(mode, n, round((large - small) / (9 * n), 1), small, large, name)

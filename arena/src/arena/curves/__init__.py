@@ -1,0 +1,1 @@
+"""Load curves: the concurrency sweep and the open-loop latency percentiles."""

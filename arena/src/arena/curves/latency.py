@@ -1,0 +1,149 @@
+"""`arena latency`: the latency an entry gives at a fixed request rate, without coordinated
+omission (issue 8, "Latency at a fixed rate").
+
+wrk's closed loop sends the next request only when an answer came back, so a slow answer
+delays the requests queued behind it, and their wait is never counted. oha (a Rust load
+generator, `cargo install oha --locked`) sends at a fixed rate (`-q`) and, with
+`--latency-correction`, times each request from when it was due, not from when it went out.
+
+For each entry: one fresh server (pinned, one thread, as in a bench), warmed up by oha
+unbounded as long as a bench would (load.warmup.warmup_s: 1 s, or the entry's own, so that a JVM's
+capacity is its warm one); its capacity is measured with oha unbounded (same connections,
+`seconds`); then oha runs at 25, 50, 75 and
+90% of that capacity, each `seconds` long, recording p50, p90, p99, p99.9, p99.99 and max.
+oha never follows the 302 (`--redirect 0`). The report tells at which rate each entry's
+p99 first passes 1 ms and 10 ms. Every oha run is bounded (its duration + 30 s).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+
+from ..core.model import Config
+from ..entries.manifest import Entry
+from ..entries.process import Launch, free_port, launch_ready
+from ..load.warmup import warmup_s
+
+SHARES = (0.25, 0.5, 0.75, 0.9)
+OHA_PERCENTILES = {"p50": "p50", "p90": "p90", "p99": "p99", "p99.9": "p99.9", "p99.99": "p99.99"}
+CURVE = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "p99.99": 0.9999}
+
+
+class OhaError(Exception):
+    pass
+
+
+@dataclass
+class Point:
+    share: float  # of the measured capacity
+    rate: float  # requests/s asked for
+    achieved: float  # requests/s oha measured
+    latency_us: dict[str, float | None]  # p50 … p99.99 and max, µs
+    failed: int  # answers that were not a 302, and requests that failed
+
+    def curve(self) -> list[tuple[float, float]]:
+        """(1 / (1 - percentile), µs): the HdrHistogram-style x axis."""
+        return [(1 / (1 - q), self.latency_us[k]) for k, q in CURVE.items() if self.latency_us.get(k) is not None]
+
+
+@dataclass
+class Latency:
+    entry: str
+    capacity: float  # requests/s oha reached unbounded
+    points: list[Point] = field(default_factory=list)
+    warmup_s: int = 0  # seconds of oha unbounded before the capacity run
+
+    def passes(self, threshold_us: float) -> Point | None:
+        """The lowest measured rate whose p99 is above threshold_us; None: none was."""
+        return next((p for p in self.points if (p.latency_us.get("p99") or 0) > threshold_us), None)
+
+    def passes_words(self, threshold_us: float) -> str:
+        p = self.passes(threshold_us)
+        if p is None:
+            return f"not up to {self.points[-1].share:.0%}" if self.points else "–"
+        return f"{p.share:.0%} ({p.rate:,.0f}/s)"
+
+    def to_json(self) -> dict:
+        return {
+            "entry": self.entry,
+            "capacity": self.capacity,
+            "points": [asdict(p) for p in self.points],
+            "warmup_s": self.warmup_s,
+        }
+
+    @classmethod
+    def load(cls, d: dict) -> Latency:
+        return cls(d["entry"], d["capacity"], [Point(**p) for p in d["points"]], d.get("warmup_s", 0))
+
+
+def oha_problem() -> str | None:
+    if shutil.which("oha") is None:
+        return "oha is not on PATH (cargo install oha --locked; scripts/oha installs it)"
+    return None
+
+
+@functools.cache
+def json_flags() -> tuple[str, ...]:
+    """How this oha is asked for JSON: `--output-format json` (recent) or `--json` (older)."""
+    help_text = subprocess.run(["oha", "--help"], capture_output=True, text=True, timeout=30).stdout
+    return ("--output-format", "json") if "--output-format" in help_text else ("--json",)
+
+
+def run_oha(url: str, cfg: Config, seconds: int, rate: float | None) -> dict:
+    """oha's JSON summary of one run; rate None: as fast as it can."""
+    argv = ["taskset", "-c", cfg.client_cpus, "oha", "--no-tui", *json_flags(), "--redirect", "0"]
+    argv += ["-z", f"{seconds}s", "-c", str(cfg.connections)]
+    if rate is not None:
+        argv += ["-q", f"{rate:.0f}", "--latency-correction"]
+    try:
+        p = subprocess.run(argv + [url], capture_output=True, text=True, timeout=seconds + 30, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise OhaError(f"oha did not finish within {seconds + 30} s") from None
+    if p.returncode != 0:
+        raise OhaError(f"oha exited {p.returncode}: {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
+    try:
+        return json.loads(p.stdout)
+    except json.JSONDecodeError:
+        raise OhaError(f"oha printed no JSON: {p.stdout[:200]!r}") from None
+
+
+def point(share: float, rate: float, oha: dict) -> Point:
+    percentiles = oha.get("latencyPercentiles") or {}
+    us = {
+        k: (None if percentiles.get(v) is None else round(percentiles[v] * 1e6, 1)) for k, v in OHA_PERCENTILES.items()
+    }
+    slowest = oha["summary"].get("slowest")
+    us["max"] = None if slowest is None else round(slowest * 1e6, 1)
+    codes = oha.get("statusCodeDistribution") or {}
+    # Requests still in flight when -z ends are "aborted due to deadline": not the server's.
+    errors = {why: n for why, n in (oha.get("errorDistribution") or {}).items() if "deadline" not in why}
+    failed = sum(n for code, n in codes.items() if code != "302") + sum(errors.values())
+    return Point(share, rate, round(oha["summary"].get("requestsPerSec") or 0.0, 1), us, failed)
+
+
+def measure(entry: Entry, cfg: Config, seconds: int, shares=SHARES, progress=None) -> Latency:
+    """One entry's capacity and latency points (see the module's docstring)."""
+    server = launch_ready(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus))
+    url = f"http://127.0.0.1:{server.port}/"
+    try:
+        warm = warmup_s(entry, cfg)
+        if warm > 0:
+            if progress:
+                progress(f"warm-up {warm} s")
+            run_oha(url, cfg, warm, None)
+        if progress:
+            progress("capacity")
+        capacity = run_oha(url, cfg, seconds, None)["summary"]["requestsPerSec"] or 0.0
+        result = Latency(entry.name, round(capacity, 1), warmup_s=warm)
+        for share in shares:
+            if progress:
+                progress(f"{share:.0%}")
+            rate = max(1.0, share * capacity)
+            result.points.append(point(share, rate, run_oha(url, cfg, seconds, rate)))
+    finally:
+        server.stop()
+    return result

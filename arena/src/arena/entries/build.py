@@ -1,0 +1,105 @@
+"""Building an entry: its `build` commands, run by the shell in the entry's folder."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .manifest import Entry, artifact_paths
+
+BUILD_TIMEOUT_S = 1800  # one command; a build that hangs longer is reported as failed
+SKIP_DIRS = {".git", "target", "build", "node_modules", "__pycache__", ".venv", "zig-cache", "zig-out", "dist"}
+
+
+@dataclass
+class BuildResult:
+    entry: str
+    ok: bool
+    seconds: float
+    log: Path  # the combined stdout+stderr of every command
+    failed_command: str | None = None
+
+    def tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+
+def _newest_source_mtime(folder: Path, artifacts: list[Path]) -> float:
+    newest = 0.0
+    stack = [folder]
+    while stack:
+        d = stack.pop()
+        for p in d.iterdir():
+            if p in artifacts:
+                continue
+            if p.is_dir() and not p.is_symlink():
+                if p.name not in SKIP_DIRS:
+                    stack.append(p)
+            elif p.is_file():
+                newest = max(newest, p.stat().st_mtime)
+    return newest
+
+
+def _artifact_mtime(path: Path) -> float:
+    if path.is_dir():
+        return max((p.stat().st_mtime for p in path.rglob("*") if p.is_file()), default=0.0)
+    return path.stat().st_mtime
+
+
+def needs_build(entry: Entry) -> bool:
+    """True when the entry has build commands and an artifact inside its folder is missing or
+    older than a source file of the folder. Artifacts outside the folder (installed programs)
+    are not ours to rebuild."""
+    if not entry.build:
+        return False
+    own = [p for p in artifact_paths(entry) if p.resolve().is_relative_to(entry.folder.resolve())]
+    if any(not p.exists() for p in own):
+        return True
+    if not own:
+        return False
+    oldest = min(_artifact_mtime(p) for p in own)
+    return _newest_source_mtime(entry.folder, own) > oldest
+
+
+def run_logged(commands: list[str], cwd: Path, log: Path, timeout_s: float) -> tuple[str, int | None] | None:
+    """Runs shell commands in order in cwd, their stdout+stderr into log (each after a `$ command`
+    line); stops at the first that fails or times out. Returns (that command, its exit status,
+    None when it timed out), or None when every command succeeded."""
+    with log.open("w") as out:
+        for command in commands:
+            out.write(f"$ {command}\n")
+            out.flush()
+            try:
+                status = subprocess.run(
+                    command,
+                    shell=True,
+                    cwd=cwd,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    timeout=timeout_s,
+                ).returncode
+            except subprocess.TimeoutExpired:
+                out.write(f"\narena: timed out after {timeout_s:g} s\n")
+                return command, None
+            if status != 0:
+                out.write(f"\narena: exit status {status}\n")
+                return command, status
+    return None
+
+
+def build(entry: Entry, log_dir: Path | None = None) -> BuildResult:
+    """Runs every build command in order; stops at the first that fails or times out."""
+    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-build-"))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log = log_dir / f"build-{entry.name}.log"
+    start = time.monotonic()
+    failed = run_logged(entry.build, entry.folder, log, BUILD_TIMEOUT_S)
+    if failed is not None:
+        return BuildResult(entry.name, False, time.monotonic() - start, log, failed[0])
+    return BuildResult(entry.name, True, time.monotonic() - start, log)

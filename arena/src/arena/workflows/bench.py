@@ -1,0 +1,290 @@
+"""`arena bench` as a story: build, describe, verify, time the starts, measure, write run.json."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..analysis import history
+from ..bench import plan
+from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, scripts_for
+from ..conformance.sections import tally
+from ..conformance.verify import verify_entry
+from ..core import distribution, results
+from ..core.model import JOURNAL, Config, EntryRecord, Failure, Machine, Run, Sample, Verdicts, journal_line, mode
+from ..counts import instructions
+from ..entries.build import needs_build
+from ..entries.manifest import Entry, artifact_bytes, runtime_bytes
+from ..entries.outside import Outside
+from ..entries.process import StartError
+from ..entries.remote import Remote
+from ..host import conntrack
+from ..host.cgroup import probe
+from ..host.machine import describe, first_line
+from ..load.warmup import warmup_s
+from ..ui import bar, build_with_spinner, console, spinner
+
+
+def _record(e: Entry) -> EntryRecord:
+    if isinstance(e, Remote):
+        return EntryRecord(
+            name=e.name,
+            language=e.language,
+            kind=e.kind,
+            description=e.description,
+            available=True,
+            url=e.url,
+            pid=e.pid,
+            unknown=e.unknowns(),
+        )
+    return EntryRecord(
+        name=e.name,
+        language=e.language,
+        kind=e.kind,
+        description=e.description,
+        available=e.available,
+        reason=e.reason,
+        warmup_s=e.warmup_s or None,
+        floor=e.floor,
+    )
+
+
+def _drop(record: EntryRecord, reason: str) -> None:
+    """Marks an entry unusable for the rest of the run, with the reason in plain words."""
+    record.drop(reason)
+    console.print(f"[red]{record.name}[/]: {reason}", highlight=False)
+
+
+def with_cap_or_without(cfg: Config) -> Config:
+    """cfg as it can run here: without its capped modes (and saying why) when no cgroup can be made."""
+    if not any(mode(m).capped for m in cfg.modes):
+        return replace(cfg, cpu_quota=None)
+    problem = probe(cfg.cpu_quota)
+    if problem is None:
+        return cfg
+    console.print(
+        f"[yellow]no CPU cap ({problem}): the capped modes are left out; the report ranks by efficiency instead[/]",
+        highlight=False,
+    )
+    return replace(cfg, modes=tuple(m for m in cfg.modes if not mode(m).capped), cpu_quota=None, cap_problem=problem)
+
+
+def count_instructions(live: list[Entry], records: dict[str, EntryRecord], cfg: Config, run_dir: Path) -> None:
+    """Instructions per request of every native entry under callgrind (instructions.py); the
+    annotated top functions go to run_dir/profiles/. A count that fails is said and skipped."""
+    native = [e for e in live if e.native]
+    if not native:
+        return
+    problem = instructions.available()
+    if problem:
+        console.print(f"[yellow]instructions per request not counted: {problem}[/]", highlight=False)
+        return
+    requests = instructions.QUICK_REQUESTS if cfg.quick else instructions.DEFAULT_REQUESTS
+    with bar() as p:
+        task = p.add_task("instructions per request (callgrind)", total=len(native) * len(instructions.PER_WRITE))
+        for e in native:
+            for mode_name in instructions.PER_WRITE:
+                try:
+                    counted = instructions.count(e, mode_name, requests, keep=run_dir / "profiles")
+                    counted.annotation = f"profiles/{counted.annotation}"
+                    records[e.name].instructions.append(counted)
+                except (StartError, instructions.CountError, OSError) as err:
+                    p.console.print(f"[red]{e.name} {mode_name} callgrind[/]: {str(err).splitlines()[0]}")
+                p.advance(task)
+
+
+@dataclass
+class Outcome:
+    """What a bench left: its directory, the entries it dropped on the way (build failed,
+    verification could not run, did not start), and whether Ctrl-C ended it."""
+
+    run_dir: Path
+    dropped: list[str]
+    interrupted: bool
+
+
+def _sample_log(log_dir: Path, name: str, mode_name: str, rep: int, err: SampleError) -> str:
+    """Writes the failed sample's reason and the server's stderr tail; returns the file's name."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    path = log_dir / f"{name}-{mode_name}-rep{rep + 1}.log"
+    path.write_text(f"{name} {mode_name} rep {rep + 1}: {err.reason}\n\n{err.tail or '(no output)'}\n")
+    return path.name
+
+
+def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, verify: bool = True) -> Outcome:
+    """Measures the chosen entries and writes results_dir/<run-id>/run.json, each sample also
+    appended to its samples.jsonl as it is measured. A failed sample is recorded (with its
+    server's stderr tail under logs/) and the run goes on; Ctrl-C ends it with what was
+    measured written."""
+    started = results.utc_now()
+    run_dir = results.new_run_dir(results_dir, started)
+    log_dir = run_dir / "logs"
+    cfg = with_cap_or_without(cfg)
+    if any(isinstance(e, Remote) for e in chosen) and any(mode(m).capped for m in cfg.modes):
+        console.print("[yellow]a running server (--url) cannot be capped: the capped modes are left out[/]")
+        cfg = replace(cfg, modes=tuple(m for m in cfg.modes if not mode(m).capped), cpu_quota=None)
+    records = {e.name: _record(e) for e in chosen}
+    failures: list[Failure] = []
+    samples: list[Sample] = []
+    dropped: list[str] = []
+
+    def drop(name: str, reason: str) -> None:
+        _drop(records[name], reason)
+        dropped.append(name)
+
+    for e in chosen:
+        if not e.available:
+            console.print(f"[yellow]unavailable[/] {e.name}: {e.reason}")
+    usable = [e for e in chosen if e.available]
+    console.print(plan.words(usable, cfg, plan.estimate(usable, cfg, verify)), highlight=False)
+
+    with spinner() as p:
+        p.add_task("describing the machine", total=None)
+        machine = Machine(**describe())
+
+    def run_doc(unfinished: str | None) -> Run:
+        return Run(
+            run_id=run_dir.name,
+            started=results.iso(started),
+            finished=results.iso(results.utc_now()),
+            machine=machine,
+            config=cfg,
+            entries=list(records.values()),
+            samples=samples,
+            failures=failures,
+            unfinished=unfinished,
+        )
+
+    planned = 0
+    interrupted = False
+    try:
+        live = _prepare(repo, chosen, records, cfg, verify, log_dir, drop)
+        steps = Plan(live, cfg)
+        planned = len(steps.steps)
+        run_doc("the arena stopped while measuring: samples.jsonl holds what it measured").write(run_dir)
+        _measure(steps, cfg, run_dir, log_dir, samples, failures)
+        count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
+    except KeyboardInterrupt:
+        interrupted = True
+        console.print(f"[yellow]interrupted[/]: writing the {len(samples) + len(failures)} samples measured so far")
+
+    unfinished = None
+    if interrupted:
+        measured = len(samples) + len(failures)
+        unfinished = (
+            f"interrupted (Ctrl-C or SIGTERM) after {measured} of {planned} samples"
+            if planned
+            else "interrupted (Ctrl-C or SIGTERM)"
+        )
+    run = run_doc(unfinished)
+    run.write(run_dir)
+    results.point_latest(results_dir, run_dir)
+    # Not in the history: a partial run (it would read as a change of level), nor one that
+    # measured a running server by URL (its figures are not the repository's code).
+    by_url = any(isinstance(e, Remote) for e in chosen)
+    if by_url:
+        console.print(f"not appended to {history.FILE}: the run measured a running server by URL", highlight=False)
+    if not interrupted and not by_url:
+        history.append(run, repo, results_dir)
+    return Outcome(run_dir, dropped, interrupted)
+
+
+def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
+    """Builds, describes, verifies and times the start of each entry; returns those still usable."""
+    # Build what needs it; a failing build drops that entry only.
+    for e in [e for e in chosen if records[e.name].available and needs_build(e)]:
+        result = build_with_spinner(e, log_dir)
+        if result.ok:
+            console.print(f"built {e.name} in {result.seconds:.1f} s")
+        else:
+            drop(e.name, f"build failed: `{result.failed_command}` (log {result.log})")
+            console.print(result.tail(10), markup=False, highlight=False)
+
+    live = [e for e in chosen if records[e.name].available]
+    for e in live:
+        if isinstance(e, Remote):  # nothing of it is on disk here
+            continue
+        records[e.name].version = first_line([e.version], cwd=e.folder, shell=True)
+        records[e.name].artifact_bytes = artifact_bytes(e)
+        records[e.name].runtime_bytes = runtime_bytes(e)
+
+    if verify:
+        for e in live:
+            if e.kind == "floor":
+                console.print(f"not verified {e.name}: the floor is not a conforming server")
+            elif isinstance(e, Outside):
+                console.print(f"not verified {e.name}: GET {e.path} must answer {e.expect} before each sample")
+            elif isinstance(e, Remote):
+                console.print(f"not verified {e.name}: GET {e.url} must answer {e.expect} before and after each sample")
+        to_verify = [e for e in live if e.kind != "floor" and not isinstance(e, (Outside, Remote))]
+        quick = " (quick)" if cfg.quick else ""
+        with spinner() as p, ThreadPoolExecutor(plan.VERIFY_AT_ONCE) as pool:
+            p.add_task(f"verifying {len(to_verify)} entries, {plan.VERIFY_AT_ONCE} at a time{quick}", total=None)
+            futures = {pool.submit(verify_entry, repo, e, quick=cfg.quick): e for e in to_verify}
+            for future in as_completed(futures):
+                e, v = futures[future], future.result()
+                if v.error:
+                    drop(e.name, f"verification could not run: {v.error.splitlines()[0]}")
+                else:
+                    c = v.counts()
+                    sections, failed_cases, core = tally(v.outcomes)
+                    records[e.name].verify = Verdicts(c["pass"], c["alt"], c["fail"], sections, failed_cases, core)
+                    p.console.print(f"verified {e.name}: {c['pass']} pass, {c['alt']} alt, {c['fail']} fail")
+    live = [e for e in live if records[e.name].available]
+
+    started = [e for e in live if not isinstance(e, Remote)]  # a running server's start is not timed
+    with bar() as p:
+        task = p.add_task("startup: exec to first correct 302", total=len(started) * cfg.startup_runs)
+        for e in started:
+            try:
+                records[e.name].startup_ms = measure_startup(e, cfg)
+            except StartError as err:
+                drop(e.name, f"does not start: {str(err).splitlines()[0]}")
+            p.advance(task, cfg.startup_runs)
+    return [e for e in live if records[e.name].available]
+
+
+def _measure(steps: Plan, cfg: Config, run_dir: Path, log_dir: Path, samples: list, failures: list) -> None:
+    """Every sample of the plan, each appended to samples (or failures) and to the journal
+    as soon as it is known; a failed sample is said and the next one goes on."""
+    live = steps.entries
+    cap = f", capped modes at {cfg.cpu_quota:.0%} of it" if cfg.cpu_quota else ""
+    console.print(
+        f"measuring {len(live)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
+        f"{cfg.warmup_s} s warm-up (or the entry's own) + {cfg.duration_s} s each: "
+        f"about {plan.minutes(steps.seconds())}; "
+        f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}"
+    )
+    scripts = scripts_for(cfg)
+    journal = run_dir / JOURNAL
+    try:
+        with bar() as p:
+            task = p.add_task("bench", total=len(steps.steps))
+            began = time.monotonic()
+            for done, (rep, mode_name, e) in enumerate(steps.steps):
+                left = plan.minutes(
+                    steps.seconds(done) * ((time.monotonic() - began) / steps.seconds(0, done) if done else 1)
+                )
+                p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14} {left} left")
+                conntrack.wait_for_room(
+                    lambda line: p.console.print(f"[yellow]{line}[/]", highlight=False),
+                    conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, cfg) + cfg.duration_s),
+                )
+                try:
+                    item = measure_sample(e, mode_name, rep, cfg, scripts)
+                    samples.append(item)
+                    if item.distribution is not None:
+                        results.append_line(run_dir / distribution.FILE, item.distribution.to_json())
+                except SampleError as err:
+                    item = Failure(
+                        e.name, mode_name, rep, err.reason, f"logs/{_sample_log(log_dir, e.name, mode_name, rep, err)}"
+                    )
+                    failures.append(item)
+                    p.console.print(f"[red]{e.name} {mode_name} rep {rep + 1}[/]: {err.reason}", highlight=False)
+                results.append_line(journal, journal_line(item))
+                p.advance(task)
+    finally:
+        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)

@@ -1,0 +1,217 @@
+"""`arena gate`: did a change make an entry slower? (issue 8, "The regression gate")
+
+A is the entry at a baseline revision (built in a git worktree of it) or, with --aa, the
+working tree itself (an A/A run: the machine's noise floor); B is the working tree.
+
+- A native entry (entry.toml `native = true`) with valgrind here is compared by its
+  instructions per request under callgrind in both loads (instructions.py): deterministic,
+  so more than compare.COUNT_CHANGE apart is a change, with no statistics.
+- Any other entry (or any entry with --timed): fresh-process wrk samples (bench.py) taken
+  interleaved A B A B …, compared by the server's CPU time per request (its cgroup's counter
+  in a capped mode, else /proc; requests/s is said beside, deciding nothing), at least
+  `pairs` pairs; compare.decide_paired (each pair's ratio B÷A, so that the machine's drift
+  cancels; significance needs 8 pairs at the default alpha) tells significant, no change
+  or inconclusive; an inconclusive result adds one pair at a time up to `max_pairs`, and then
+  the answer is "inconclusive", never a guess.
+- Every entry, with strace here (unless `syscalls` is off): system calls per request under
+  strace in keepalive and pipeline16 (syscalls.py), counted twice each side (A B A B); means
+  further apart than syscalls.tolerance (0.05 calls per request, plus the entry's
+  background, plus the spread of a side's own two counts: 0 for a native entry, the
+  scheduler's or JIT's variation for a runtime) are a change, with no statistics.
+
+The exit status is 1 when any entry regressed significantly beyond the threshold.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..analysis import compare
+from ..bench.measure import SampleError, measure_sample, scripts_for
+from ..core.model import Config
+from ..counts import instructions, syscalls
+from ..entries.build import build, needs_build
+from ..entries.manifest import Entry, discover, select
+from ..entries.process import StartError
+from ..host.cgroup import CapError
+from ..load.wrk import WrkError
+
+
+class GateError(Exception):
+    """The gate could not run (no such revision, a build failed); str() says why."""
+
+
+@dataclass
+class Options:
+    pairs: int = 5  # interleaved A B pairs before the first decision
+    max_pairs: int = 15  # the cap on pairs when the decision stays inconclusive
+    threshold: float = 0.05  # a regression must exceed this (0.05: 5% worse)
+    noise: float = 0.05  # the noise floor: ratios within 1/(1+noise)–(1+noise) are noise
+    timed: bool = False  # time native entries too instead of counting their instructions
+    requests: int = instructions.DEFAULT_REQUESTS  # N for the instruction counts
+    syscalls: bool = True  # also compare system calls per request (when strace is installed)
+
+
+@contextmanager
+def worktree(repo: Path, rev: str):
+    """A detached git worktree of repo at rev, removed afterwards; raises GateError."""
+    path = Path(tempfile.mkdtemp(prefix="arena-gate-")) / "baseline"
+    added = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "add", "--detach", str(path), rev],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if added.returncode != 0:
+        raise GateError(f"cannot check out {rev!r}: {added.stderr.strip().splitlines()[-1:]}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(path)], capture_output=True)
+        shutil.rmtree(path.parent, ignore_errors=True)
+
+
+def baseline_entries(root: Path, names: list[str]) -> dict[str, Entry]:
+    """The named entries as declared at the baseline (an entry it lacks is left out)."""
+    return {e.name: e for e in discover(root) if e.name in names}
+
+
+def ensure_built(entry: Entry, log_dir: Path) -> None:
+    if needs_build(entry):
+        result = build(entry, log_dir)
+        if not result.ok:
+            raise GateError(f"{entry.name} at {entry.repo} does not build: {result.failed_command} (log {result.log})")
+
+
+def count_verdicts(a: Entry, b: Entry, opts: Options, say: Callable[[str], None]) -> list[compare.Verdict]:
+    """A and B by instructions per request in each load."""
+    out = []
+    for mode_name in instructions.PER_WRITE:
+        counts = [instructions.count(side, mode_name, opts.requests).per_request for side in (a, b)]
+        say(f"  {mode_name}: A {counts[0]:,.1f}, B {counts[1]:,.1f} instructions per request")
+        out.append(compare.decide_count(*counts, f"instructions per request ({mode_name})"))
+    return out
+
+
+SYSCALL_MODES = ("keepalive", "pipeline16")  # close's count depends on timing (EAGAIN, wake-ups)
+SYSCALL_REPEATS = 2  # counts per side, interleaved A B A B: each side's own spread is its tolerance
+
+
+def syscall_verdicts(a: Entry, b: Entry, say: Callable[[str], None]) -> list[compare.Verdict]:
+    """A and B by system calls per request in each of SYSCALL_MODES (syscalls.decide)."""
+    sides: dict[str, list] = {"A": [], "B": []}
+    for _ in range(SYSCALL_REPEATS):
+        for name, entry in (("A", a), ("B", b)):
+            counted = syscalls.count_entry(entry, SYSCALL_MODES, syscalls.DEFAULT_REQUESTS)
+            if counted.error:
+                raise syscalls.CountError(f"system calls not counted: {counted.error}")
+            sides[name].append(counted)
+    out = []
+    for mode_name in SYSCALL_MODES:
+        ca, cb = ([c.count(mode_name) for c in sides[name]] for name in ("A", "B"))
+        verdict = syscalls.decide(ca, cb)
+        say(f"  {verdict.metric}")
+        out.append(verdict)
+    return out
+
+
+def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[[str], None]) -> compare.Verdict:
+    """A and B by the server's CPU time per request (Sample.own_cpu_us; fewer is better) of
+    interleaved fresh-process samples in cfg.modes[0]: the server's own cost, which wrk's
+    share of a loaded machine moves less than its requests/s. The requests/s interval of the
+    same samples is said beside it, for reference, and decides nothing."""
+    mode_name = cfg.modes[0]
+    scripts = scripts_for(cfg)
+    cpu: dict[str, list[float]] = {"A": [], "B": []}
+    rps: dict[str, list[float]] = {"A": [], "B": []}
+    try:
+        verdict = None
+        for pair in range(opts.max_pairs):
+            for side, entry in (("A", a), ("B", b)):
+                sample = measure_sample(entry, mode_name, pair, cfg, scripts)
+                cost = sample.own_cpu_us
+                if cost is None:
+                    raise SampleError("answered no request during the run")
+                cpu[side].append(cost)
+                rps[side].append(sample.rps)
+            say(
+                f"  pair {pair + 1}: A {cpu['A'][-1]:.2f}, B {cpu['B'][-1]:.2f} CPU µs per request "
+                f"(A {rps['A'][-1]:,.0f}, B {rps['B'][-1]:,.0f} requests/s)"
+            )
+            if pair + 1 >= opts.pairs:
+                verdict = compare.decide_paired(
+                    cpu["A"], cpu["B"], f"CPU per request ({mode_name})", noise=opts.noise, higher_is_better=False
+                )
+                if verdict.outcome != "inconclusive":
+                    break
+        if verdict is not None:
+            throughput = compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
+            say(f"  for reference, not deciding: {throughput.words()}")
+        return verdict
+    finally:
+        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+
+
+def run_gate(
+    repo: Path,
+    names: list[str],
+    baseline: str | None,
+    cfg: Config,
+    opts: Options,
+    log_dir: Path,
+    say: Callable[[str], None] = print,
+) -> list[tuple[str, compare.Verdict]]:
+    """Every (entry, verdict) of the gate; baseline None: A/A (the working tree against itself)."""
+    current = select(discover(repo), names)
+    for entry in current:
+        if not entry.available:
+            raise GateError(f"{entry.name} is unavailable here: {entry.reason}")
+        ensure_built(entry, log_dir)
+    if baseline is None:
+        return _compare_all({e.name: e for e in current}, current, cfg, opts, say)
+    with worktree(repo, baseline) as root:
+        old = baseline_entries(root, [e.name for e in current])
+        for entry in old.values():
+            say(f"building {entry.name} at {baseline}")
+            ensure_built(entry, log_dir)
+        return _compare_all(old, current, cfg, opts, say)
+
+
+def _compare_all(old: dict[str, Entry], current: list[Entry], cfg: Config, opts: Options, say) -> list:
+    out = []
+    for entry in current:
+        a = old.get(entry.name)
+        if a is None:
+            say(f"{entry.name}: not in the baseline, not compared")
+            continue
+        counted = entry.native and a.native and not opts.timed and instructions.available() is None
+        figure = "instructions per request (callgrind)" if counted else f"server CPU per request, {cfg.modes[0]}"
+        say(f"{entry.name}: {figure}")
+        try:
+            verdicts = count_verdicts(a, entry, opts, say) if counted else [timed_verdict(a, entry, cfg, opts, say)]
+            if opts.syscalls and syscalls.available() is None:
+                say(f"{entry.name}: system calls per request (strace)")
+                verdicts += syscall_verdicts(a, entry, say)
+        except (SampleError, StartError, WrkError, CapError, instructions.CountError, syscalls.CountError) as err:
+            raise GateError(f"{entry.name}: {str(err).splitlines()[0]}") from None
+        out += [(entry.name, v) for v in verdicts]
+    return out
+
+
+def gate_config(mode_name: str, duration_s: int, warmup_s: int, connections: int, quota: float) -> Config:
+    """The bench configuration of the gate's timed samples: one mode, short runs."""
+    return replace(
+        Config(),
+        modes=(mode_name,),
+        duration_s=duration_s,
+        warmup_s=warmup_s,
+        connections=connections,
+        repetitions=1,
+        cpu_quota=quota,
+    )
