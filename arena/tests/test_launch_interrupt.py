@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import descendants
 
-from arena import bench
-from arena.entries import load_manifest
-from arena.process import Launch, free_port, launch_ready
+from arena.bench import measure as bench
+from arena.entries.manifest import load_manifest
+from arena.entries.process import Launch, free_port, launch_ready
 
 MANIFEST = """[[entry]]
 name = "slow-start"
