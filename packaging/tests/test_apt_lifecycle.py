@@ -90,11 +90,28 @@ def machine():
     if shutil.which("systemd-nspawn") is None:
         pytest.skip("no systemd-nspawn here (scripts/apt.txt: systemd-container)")
     tarball = run(REPO / "scripts" / "rootfs", "renard-apt", *PACKAGES, timeout=900).stdout.strip()
-    run(REPO / "scripts" / "boot", "start", MACHINE, tarball, timeout=300)
+    started = run(REPO / "scripts" / "boot", "start", MACHINE, tarball, timeout=300, check=False)
+    if started.returncode != 0:
+        # scripts/boot asks systemctl once PID 1 exists; on a busy machine that can be before
+        # systemd's bus is up, and the answer is empty: ask again, 120 s at most.
+        waited = run(REPO / "scripts" / "boot", "run", MACHINE, "sh", "-c",
+                     "for i in $(seq 60); do systemctl is-system-running --wait && exit 0; sleep 2; done; exit 1",
+                     check=False, timeout=300)  # fmt: skip
+        if waited.stdout.split()[-1:] not in (["running"], ["degraded"]):
+            run(REPO / "scripts" / "boot", "stop", MACHINE, check=False)
+            pytest.fail(f"the machine did not boot: {started.stderr}{waited.stdout}{waited.stderr}")
     try:
         yield Machine(MACHINE)
     finally:
         run(REPO / "scripts" / "boot", "stop", MACHINE, check=False)
+
+
+class ToLoopback(http.client.HTTPSConnection):
+    """HTTPS to the name (SNI, the certificate's check, Host) at 127.0.0.1: DNS for the test."""
+
+    def connect(self):
+        raw = socket.create_connection(("127.0.0.1", self.port), self.timeout)
+        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
 
 
 class Visitors:
@@ -114,9 +131,7 @@ class Visitors:
             if self.stop.is_set() or time.monotonic() > self.deadline:
                 return
             try:
-                connection = http.client.HTTPSConnection(
-                    "127.0.0.1", self.port, context=self.context, timeout=30, server_hostname=NAME
-                )
+                connection = ToLoopback(NAME, self.port, context=self.context, timeout=30)
                 connection.request("GET", "/", headers={"Host": NAME})
                 response = connection.getresponse()
                 response.read()
@@ -148,9 +163,21 @@ def certificate(folder):
     return folder / "fullchain.pem"
 
 
+def wait_for_port(port, seconds=30):
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def https(port, cafile, path):
     context = ssl.create_default_context(cafile=str(cafile))
-    connection = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=30, server_hostname=NAME)
+    connection = ToLoopback(NAME, port, context=context, timeout=30)
     connection.request("GET", path, headers={"Host": NAME})
     response = connection.getresponse()
     response.read()
@@ -185,6 +212,7 @@ def test_install_upgrade_under_load_rollback_and_purge_through_apt(machine, rele
             " /etc/nginx/conf.d/renard.conf"
         )
         machine.guide(SITE[1:], name=NAME)
+        wait_for_port(https_port)  # systemctl reload returns before nginx's master has bound the new ports
         status, location = https(https_port, cafile, "/")
         assert status == 302 and location.startswith(f"https://{NAME}/Renard-"), (status, location)
         assert https(https_port, cafile, location.removeprefix(f"https://{NAME}"))[0] == 200
