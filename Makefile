@@ -87,6 +87,7 @@ test-deploy: setup $(RENARD)
 ## signed, with the apt repository dist/apt, when RENARD_SIGNING_KEY names an OpenPGP key
 release:
 	@scripts/deps test
+	packaging/install-cargo-tools
 	packaging/release
 
 # The release's tests on that dist/: checksums, static binaries answering 302 as nobody, man page
@@ -96,6 +97,7 @@ release:
 TEST_GNUPG := $(abspath dist/.build/test-gnupg)
 test-release: setup
 	@scripts/deps test
+	packaging/install-cargo-tools
 	GNUPGHOME=$(TEST_GNUPG) RENARD_SIGNING_KEY=$$(packaging/test-key $(TEST_GNUPG)) packaging/release
 	$(PYTEST) -q packaging/tests
 

@@ -38,6 +38,9 @@ class Release:
     def tarball(self, arch: str) -> Path:
         return self.dir / f"renard-{self.version}-{arch}-linux-musl.tar.gz"
 
+    def sbom(self, arch: str = HOST) -> Path:
+        return self.dir / f"renard-{self.version}-{arch}.cdx.json"
+
     def deb(self, arch: str = HOST) -> Path:
         return self.dir / f"renard_{self.version}_{ARCHES[arch]}.deb"
 
