@@ -96,15 +96,22 @@ test-deploy: setup $(RENARD)
 	$(PYTEST) -q deploy/tests
 
 ## release: dist/: the flagship's static musl binaries (x86_64, aarch64) in a tarball each with
-## its docs, units and completions, the .deb packages, SHA256SUMS; from HEAD, reproducible (packaging/README.md)
+## its docs, units and completions, the .deb packages, SHA256SUMS; from HEAD, reproducible (packaging/README.md);
+## signed, with the apt repository dist/apt, when RENARD_SIGNING_KEY names an OpenPGP key
 release:
 	@scripts/deps test
+	packaging/install-cargo-tools
 	packaging/release
 
 # The release's tests on that dist/: checksums, static binaries answering 302 as nobody, man page
 # and completions against --help, the .deb installed, upgraded, removed and purged on this
 # machine's dpkg (as root), lintian, and a second build elsewhere with the same checksums.
-test-release: setup release
+# dist/ is built again signed by a throwaway key (packaging/test-key), as a real release is by the real one.
+TEST_GNUPG := $(abspath dist/.build/test-gnupg)
+test-release: setup
+	@scripts/deps test
+	packaging/install-cargo-tools
+	GNUPGHOME=$(TEST_GNUPG) RENARD_SIGNING_KEY=$$(packaging/test-key $(TEST_GNUPG)) packaging/release
 	$(PYTEST) -q packaging/tests
 
 verify: build

@@ -117,6 +117,44 @@ def test_a_tcp_upstream_goes_into_the_socket_unit_and_the_site(images, tmp_path)
     assert "    server 127.0.0.1:8081 max_fails=1 fail_timeout=2s;" in site and "unix:" not in site
 
 
+def test_a_second_install_keeps_edited_files_and_writes_the_new_ones_beside_them(images, tmp_path):
+    installed(tmp_path, images)
+    config, site = tmp_path / "etc/renard/renard.conf", tmp_path / "etc/nginx/conf.d/renard.conf"
+    unit = tmp_path / "etc/systemd/system/renard.socket"
+    config.write_text(config.read_text() + "RENARD_COUNT=3\n")
+    site.write_text(site.read_text() + "# the administrator's line\n")
+    untouched = unit.read_text()
+    args = ["--server-name", NAME, "--images", str(images), "--root", str(tmp_path)]
+    tls = ["--certificate", f"/etc/ssl/{NAME}/cert.pem", "--key", f"/etc/ssl/{NAME}/key.pem"]
+    result = install(*args, *tls)
+    assert result.returncode == 0, result.stderr
+    assert config.read_text().endswith("RENARD_COUNT=3\n") and site.read_text().endswith("the administrator's line\n")
+    assert "RENARD_COUNT=3" not in (tmp_path / "etc/renard/renard.conf.new").read_text()
+    assert (tmp_path / "etc/nginx/conf.d/renard.conf.new").is_file()
+    assert unit.read_text() == untouched and not (tmp_path / "etc/systemd/system/renard.socket.new").exists()
+    said = [line for line in result.stdout.splitlines() if line.startswith("install: kept your ")]
+    assert sorted(said)[0].startswith("install: kept your /etc/nginx/conf.d/renard.conf ") and len(said) == 2
+
+
+@pytest.mark.parametrize("extension", ["jpg", "webp", "avif", "svg"])
+def test_images_of_another_kind_are_counted_and_named_by_their_extension(extension, tmp_path):
+    folder = tmp_path / "images"
+    folder.mkdir()
+    for k in range(1, 4):
+        (folder / f"Renard-{k}.{extension}").write_bytes(b"an image")
+    (folder / "Renard-4.png").write_bytes(b"another kind: not counted")
+    root = tmp_path / "root"
+    tls = root / "etc/ssl" / NAME
+    tls.mkdir(parents=True)
+    cert, key = (Path("/") / path.relative_to(root) for path in self_signed(tls))
+    args = ["--server-name", NAME, "--images", str(folder), "--certificate", str(cert), "--key", str(key)]
+    result = install(*args, "--root", str(root))
+    assert result.returncode == 0, result.stderr
+    assert f": 3 images now in {folder} " in result.stdout
+    config = (root / "etc/renard/renard.conf").read_text()
+    assert f"RENARD_LOCATION=https://{NAME}/Renard-{{n}}.{extension}\n" in config
+
+
 def test_the_installed_units_verify(images, tmp_path):
     root = tmp_path / "root"
     installed(root, images)

@@ -2,6 +2,7 @@
 reused by every test), its tarballs unpacked, and a second build of the same commit in a clone
 at another path (for the reproducibility and upgrade tests)."""
 
+import os
 import platform
 import re
 import shutil
@@ -16,17 +17,29 @@ REPO = Path(__file__).resolve().parents[2]
 DIST = REPO / "dist"
 ARCHES = {"x86_64": "amd64", "aarch64": "arm64"}  # uname -m -> Debian's architecture
 HOST = platform.machine()
+# The throwaway signing key of the tests (packaging/test-key; make test-release signs dist/ with it).
+TEST_GNUPG = DIST / ".build" / "test-gnupg"
+# A release's version (packaging/version): X.Y.Z, or X.Y.Z~gitN.HASH / X.Y.Z+gitN.HASH, maybe .dirty.
+VERSION = r"(\d+\.\d+\.\d+)((?:[~+]git\d+\.[0-9a-f]{12})?(?:\.dirty)?)"
 
 
 @dataclass(frozen=True)
 class Release:
     dir: Path  # where the release's files are
-    version: str  # "1.0.0"
+    version: str  # the package's: "1.1.0", or a pre-release "1.1.0~git3.1a2b3c4d5e6f"
     commit: str  # the full commit id it was built from
     epoch: int  # SOURCE_DATE_EPOCH: the commit's time
 
+    @property
+    def crate_version(self) -> str:
+        """Cargo.toml's X.Y.Z, which the binary's --version prints."""
+        return re.match(VERSION, self.version).group(1)
+
     def tarball(self, arch: str) -> Path:
         return self.dir / f"renard-{self.version}-{arch}-linux-musl.tar.gz"
+
+    def sbom(self, arch: str = HOST) -> Path:
+        return self.dir / f"renard-{self.version}-{arch}.cdx.json"
 
     def deb(self, arch: str = HOST) -> Path:
         return self.dir / f"renard_{self.version}_{ARCHES[arch]}.deb"
@@ -51,12 +64,13 @@ def release(tmp_path_factory) -> Release:
     if not (DIST / "SHA256SUMS").is_file():
         pytest.fail("dist/SHA256SUMS is missing: run make release first (make test-release does)")
     names = [line.split()[1] for line in (DIST / "SHA256SUMS").read_text().splitlines()]
-    versions = {m.group(1) for n in names if (m := re.fullmatch(r"renard-(\d+\.\d+\.\d+)-\w+-linux-musl\.tar\.gz", n))}
+    versions = {m.group(1) for n in names if (m := re.fullmatch(rf"renard-({VERSION})-\w+-linux-musl\.tar\.gz", n))}
     assert len(versions) == 1, f"SHA256SUMS should list the tarballs of one version: {names}"
     version = versions.pop()
     binary = unpacked_tarball(tmp_path_factory, DIST / f"renard-{version}-{HOST}-linux-musl.tar.gz") / "renard"
     line = run(binary, "--version").stdout.strip()
-    match = re.fullmatch(rf"renard {re.escape(version)} \(commit ([0-9a-f]{{12}})\)", line)
+    crate = re.match(VERSION, version).group(1)
+    match = re.fullmatch(rf"renard {re.escape(crate)} \(commit ([0-9a-f]{{12}})\)", line)
     assert match, f"--version of the release's binary: {line!r}"
     commit = git("rev-parse", "--verify", f"{match.group(1)}^{{commit}}")
     return Release(DIST, version, commit, int(git("log", "-1", "--format=%ct", commit)))
@@ -100,9 +114,17 @@ def clone_at(commit: str, where: Path) -> Path:
     return where
 
 
+def signing_env() -> dict[str, str]:
+    """The environment of a signed build: the tests' throwaway key (packaging/test-key)."""
+    key = run(REPO / "packaging" / "test-key", TEST_GNUPG).stdout.strip()
+    return {**os.environ, "GNUPGHOME": str(TEST_GNUPG), "RENARD_SIGNING_KEY": key}
+
+
 def build_release(clone: Path, *args: str) -> Release:
-    """The clone's own packaging/release, into the clone's dist/."""
-    result = run(clone / "packaging" / "release", "--out", clone / "dist", *args, check=False, timeout=900)
+    """The clone's own packaging/release, into the clone's dist/, signed with the test key."""
+    result = run(
+        clone / "packaging" / "release", "--out", clone / "dist", *args, check=False, timeout=900, env=signing_env()
+    )
     assert result.returncode == 0, f"packaging/release in {clone} failed:\n{result.stderr[-3000:]}"
     version = re.search(r"^release: renard (\S+) \(commit", result.stdout, re.M).group(1)
     commit = run("git", "-C", clone, "rev-parse", "HEAD").stdout.strip()
@@ -120,24 +142,37 @@ def second_build(release, tmp_path_factory) -> Release:
         shutil.rmtree(clone, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def bumped_release(release, tmp_path_factory) -> Release:
-    """A release of the next patch version: the same commit with the crate's version bumped
-    and committed in a clone, built for this machine only."""
-    major, minor, patch = map(int, release.version.split("."))
-    bumped = f"{major}.{minor}.{patch + 1}"
-    clone = clone_at(release.commit, tmp_path_factory.mktemp("bumped") / "renard")
+IDENTITY = ["-c", "user.name=release test", "-c", "user.email=release-test@localhost"]
+
+
+def bump(clone: Path, old: str, new: str) -> None:
+    """Commit the crate's version new in clone (Cargo.toml, Cargo.lock) with a dated CHANGELOG
+    section for it, as a maintainer prepares a release."""
     crate = clone / "servers" / "rust"
     manifest = crate / "Cargo.toml"
     text = manifest.read_text()
-    assert f'\nversion = "{release.version}"\n' in text, "servers/rust/Cargo.toml: the package's version line"
-    manifest.write_text(text.replace(f'\nversion = "{release.version}"\n', f'\nversion = "{bumped}"\n', 1))
+    assert f'\nversion = "{old}"\n' in text, "servers/rust/Cargo.toml: the package's version line"
+    manifest.write_text(text.replace(f'\nversion = "{old}"\n', f'\nversion = "{new}"\n', 1))
     lock = crate / "Cargo.lock"
-    own = f'name = "renard"\nversion = "{release.version}"\n'
+    own = f'name = "renard"\nversion = "{old}"\n'
     assert own in lock.read_text(), "servers/rust/Cargo.lock: the renard package's entry"
-    lock.write_text(lock.read_text().replace(own, f'name = "renard"\nversion = "{bumped}"\n'))
-    identity = ["-c", "user.name=release test", "-c", "user.email=release-test@localhost"]
-    run("git", "-C", clone, *identity, "commit", "--quiet", "-am", f"version {bumped}")
+    lock.write_text(lock.read_text().replace(own, f'name = "renard"\nversion = "{new}"\n'))
+    changelog = clone / "CHANGELOG.md"
+    section = f"## [{new}] - 2026-12-01\n\n### Fixed\n\n- The release tests' version.\n\n"
+    changelog.write_text(changelog.read_text().replace("## [Unreleased]\n\n", f"## [Unreleased]\n\n{section}", 1))
+    run("git", "-C", clone, *IDENTITY, "commit", "--quiet", "-am", f"version {new}")
+
+
+@pytest.fixture(scope="session")
+def bumped_release(release, tmp_path_factory) -> Release:
+    """The release of the next patch version, made as a maintainer makes one: in a clone of the
+    same commit, the version bumped with its dated CHANGELOG section, committed and tagged
+    vX.Y.Z; built (signed, with its apt repository) for this machine only."""
+    major, minor, patch = map(int, release.crate_version.split("."))
+    bumped = f"{major}.{minor}.{patch + 1}"
+    clone = clone_at(release.commit, tmp_path_factory.mktemp("bumped") / "renard")
+    bump(clone, release.crate_version, bumped)
+    run("git", "-C", clone, *IDENTITY, "tag", "--annotate", "--message", f"renard {bumped}", f"v{bumped}")
     try:
         yield build_release(clone, "--arch", HOST)
     finally:

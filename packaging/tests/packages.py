@@ -29,6 +29,8 @@ INSTALLED = [
     Path("/usr/share/fish/vendor_completions.d/renard.fish"),
     Path("/usr/share/doc/renard/copyright"),
     Path("/usr/share/doc/renard/changelog.gz"),
+    Path("/usr/share/doc/renard/LICENSES-crates.txt"),
+    Path("/usr/share/doc/renard/renard.cdx.json"),
     Path("/usr/share/doc/renard/examples/nginx-site.conf"),
 ]
 LOCKED = re.compile(r"lock|locked", re.I)

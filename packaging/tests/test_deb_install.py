@@ -38,7 +38,9 @@ def test_install_puts_every_file_in_place(installed):
 
 def test_installed_renard_reports_the_package_version(installed, release):
     assert run("dpkg-query", "--show", "--showformat=${Version}", "renard").stdout == release.version
-    assert run("renard", "--version").stdout.startswith(f"renard {release.version} (commit {release.commit[:12]})")
+    assert run("renard", "--version").stdout.startswith(
+        f"renard {release.crate_version} (commit {release.commit[:12]})"
+    )
 
 
 def test_installed_units_pass_systemd_analyze_verify(installed):

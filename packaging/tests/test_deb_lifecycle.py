@@ -30,7 +30,7 @@ def test_upgrade_keeps_an_edited_conffile(clean_machine, release, bumped_release
     CONFFILE.write_text(edited)
     package_tool("dpkg", "--install", bumped_release.deb())
     assert run("dpkg-query", "--show", "--showformat=${Version}", "renard").stdout == bumped_release.version
-    assert run("renard", "--version").stdout.startswith(f"renard {bumped_release.version} ")
+    assert run("renard", "--version").stdout.startswith(f"renard {bumped_release.crate_version} ")
     assert CONFFILE.read_text() == edited
     assert not list(CONFFILE.parent.glob("renard.conf.dpkg-*"))
     assert all(link.is_symlink() for link in ENABLED)

@@ -18,7 +18,11 @@ TEMPLATE = "https://avatar.example.org/Renard-{n}.png"
 
 def test_sha256sums_verify_and_list_every_artifact(release):
     listed = sorted(line.split()[1] for line in (release.dir / "SHA256SUMS").read_text().splitlines())
-    expected = sorted([release.tarball(a).name for a in ARCHES] + [release.deb(a).name for a in ARCHES])
+    expected = sorted(
+        [release.tarball(a).name for a in ARCHES]
+        + [release.deb(a).name for a in ARCHES]
+        + [release.sbom(a).name for a in ARCHES]
+    )
     assert listed == expected
     checked = run("sha256sum", "--check", "--strict", "SHA256SUMS", cwd=release.dir)
     assert checked.stdout.count(": OK\n") == len(expected), checked.stdout
@@ -45,6 +49,8 @@ def test_tarball_holds_the_release_files_owned_by_root_at_the_commit_time(releas
             "completions/renard.bash",
             "completions/_renard",
             "completions/renard.fish",
+            "LICENSES-crates.txt",
+            "renard.cdx.json",
         ]
     )
     assert all(m.name == top or m.name.startswith(top + "/") for m in members)
@@ -122,12 +128,12 @@ def test_aarch64_binary_answers_302_under_qemu(release, unpacked, public_dir):
     binary = public_dir / "renard"
     shutil.copy(unpacked("aarch64") / "renard", binary)
     version = run(qemu, binary, "--version").stdout.strip()
-    assert version == f"renard {release.version} (commit {release.commit[:12]})"
+    assert version == f"renard {release.crate_version} (commit {release.commit[:12]})"
     status, location, uid = serve_once([*nobody(qemu), binary], timeout=60)
     assert (status, uid) == (302, 65534)
     assert re.fullmatch(r"https://avatar\.example\.org/Renard-(\d+)\.png", location)
 
 
 def test_version_names_the_commit_the_release_was_built_from(release, host_binary):
-    assert run(host_binary, "--version").stdout == f"renard {release.version} (commit {release.commit[:12]})\n"
+    assert run(host_binary, "--version").stdout == f"renard {release.crate_version} (commit {release.commit[:12]})\n"
     assert run(host_binary, "-V").stdout == run(host_binary, "--version").stdout

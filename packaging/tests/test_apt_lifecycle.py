@@ -1,0 +1,251 @@
+"""The self-hoster's whole life through apt, in a booted Debian 12 with systemd as PID 1
+(scripts/boot; it shares this machine's loopback): the repository dist/apt served over HTTP on
+loopback, added with signed-by= and installed as deploy/README.md's "Day 2" says, the images in
+place, nginx over HTTPS in front; then the next version published into the repository and
+`apt-get upgrade` while visitors load nginx (0 failed requests: the socket stays, the service
+restarts); the rollback; the purge, after which no renard file remains and nginx is not broken.
+
+Each command of the guide is run as written (`sudo ` dropped: the test is root), with `repo`
+and `name` set; test_the_guide_holds_every_command_the_test_runs ties the two together. What
+the test changes and the guide does not say: the machine's own Debian sources are removed (it
+is offline: only renard's repository is reachable), and the site's ports 80 and 443 become free
+ports of this shared machine."""
+
+import http.client
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+import time
+
+import pytest
+from apt_client import served
+
+from conftest import REPO, TEST_GNUPG, run, signing_env
+
+GUIDE = REPO / "deploy" / "README.md"
+NAME = "avatar.example.org"
+MACHINE = "renard-apt-test"
+PACKAGES = ["systemd", "systemd-sysv", "dbus", "nginx-light", "ca-certificates", "curl"]
+# deploy/README.md, "Day 2", as written there.
+INSTALL = [
+    'sudo curl -fsSL -o /usr/share/keyrings/renard-archive-keyring.gpg "$repo/renard-archive-keyring.gpg"',
+    'echo "deb [signed-by=/usr/share/keyrings/renard-archive-keyring.gpg] $repo stable main"'
+    " | sudo tee /etc/apt/sources.list.d/renard.list",
+    "sudo apt-get update && sudo apt-get install -y renard nginx-light",
+]
+IMAGES = [
+    "sudo mkdir -p /srv/avatar && sudo cp Renard-*.png /srv/avatar/",
+    'sudo sed -i "s|^RENARD_LOCATION=.*|RENARD_LOCATION=https://$name/Renard-{n}.png|" /etc/renard/renard.conf',
+    "sudo systemctl restart renard",
+]
+SITE = [
+    'sed "s/avatar\\.example\\.org/$name/g" /usr/share/doc/renard/examples/nginx-site.conf'
+    " | sudo tee /etc/nginx/conf.d/renard.conf",
+    "sudo nginx -t && sudo systemctl reload nginx",
+]
+UPGRADE = ["sudo apt-get update && sudo apt-get upgrade -y"]
+ROLLBACK = ['sudo apt-get install -y --allow-downgrades "renard=$previous"']
+UNINSTALL = [
+    "sudo apt-get purge -y renard",
+    "sudo rm /etc/nginx/conf.d/renard.conf && sudo nginx -t && sudo systemctl reload nginx",
+    "sudo rm /etc/apt/sources.list.d/renard.list /usr/share/keyrings/renard-archive-keyring.gpg",
+]
+
+
+def test_the_guide_holds_every_command_the_test_runs():
+    guide = GUIDE.read_text()
+    for line in [*INSTALL, *IMAGES, *SITE, *UPGRADE, *ROLLBACK, *UNINSTALL]:
+        assert line in guide, f"deploy/README.md does not say: {line}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Machine:
+    def __init__(self, name: str):
+        self.name = name
+
+    def sh(self, script: str, check: bool = True, **variables) -> subprocess.CompletedProcess:
+        """script in the machine as root, with variables set; fails the test with its output."""
+        assignments = "".join(f"{k}='{v}'; " for k, v in variables.items())
+        result = run(REPO / "scripts" / "boot", "run", self.name, "sh", "-ec", assignments + script, check=False)
+        if check and result.returncode != 0:
+            pytest.fail(
+                f"in the machine: {script}\n({result.returncode})\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
+            )
+        return result
+
+    def guide(self, lines: list[str], **variables) -> None:
+        for line in lines:
+            self.sh(line.replace("sudo ", ""), **variables)
+
+
+@pytest.fixture
+def machine():
+    if shutil.which("systemd-nspawn") is None:
+        pytest.skip("no systemd-nspawn here (scripts/apt.txt: systemd-container)")
+    tarball = run(REPO / "scripts" / "rootfs", "renard-apt", *PACKAGES, timeout=900).stdout.strip()
+    started = run(REPO / "scripts" / "boot", "start", MACHINE, tarball, timeout=300, check=False)
+    if started.returncode != 0:
+        # scripts/boot asks systemctl once PID 1 exists; on a busy machine that can be before
+        # systemd's bus is up, and the answer is empty: ask again, 120 s at most.
+        waited = run(REPO / "scripts" / "boot", "run", MACHINE, "sh", "-c",
+                     "for i in $(seq 60); do systemctl is-system-running --wait && exit 0; sleep 2; done; exit 1",
+                     check=False, timeout=300)  # fmt: skip
+        if waited.stdout.split()[-1:] not in (["running"], ["degraded"]):
+            run(REPO / "scripts" / "boot", "stop", MACHINE, check=False)
+            pytest.fail(f"the machine did not boot: {started.stderr}{waited.stdout}{waited.stderr}")
+    try:
+        yield Machine(MACHINE)
+    finally:
+        run(REPO / "scripts" / "boot", "stop", MACHINE, check=False)
+
+
+class ToLoopback(http.client.HTTPSConnection):
+    """HTTPS to the name (SNI, the certificate's check, Host) at 127.0.0.1: DNS for the test."""
+
+    def connect(self):
+        raw = socket.create_connection(("127.0.0.1", self.port), self.timeout)
+        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
+
+
+class Visitors:
+    """Threads asking GET / over HTTPS through nginx on new connections, bounded in count and
+    time, counting the answers that are not a 302 to an image of the site."""
+
+    def __init__(self, port: int, cafile, clients: int = 3, max_requests: int = 20_000, max_seconds: float = 300):
+        self.port, self.stop = port, threading.Event()
+        self.context = ssl.create_default_context(cafile=str(cafile))
+        self.answers, self.failures = 0, []
+        self.deadline = time.monotonic() + max_seconds
+        self.max_requests = max_requests
+        self.threads = [threading.Thread(target=self.visit) for _ in range(clients)]
+
+    def visit(self):
+        for _ in range(self.max_requests):
+            if self.stop.is_set() or time.monotonic() > self.deadline:
+                return
+            try:
+                connection = ToLoopback(NAME, self.port, context=self.context, timeout=30)
+                connection.request("GET", "/", headers={"Host": NAME})
+                response = connection.getresponse()
+                response.read()
+                connection.close()
+                location = response.getheader("Location", "")
+                if response.status != 302 or not location.startswith(f"https://{NAME}/Renard-"):
+                    self.failures.append(f"{response.status} {location}")
+                else:
+                    self.answers += 1
+            except OSError as error:
+                self.failures.append(repr(error))
+
+    def __enter__(self):
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(timeout=60)
+
+
+def certificate(folder):
+    """A self-signed certificate for NAME (certbot's stand-in), in certbot's two files."""
+    run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-subj", f"/CN={NAME}", "-addext", f"subjectAltName=DNS:{NAME}", "-days", "2",
+        "-keyout", folder / "privkey.pem", "-out", folder / "fullchain.pem")  # fmt: skip
+    return folder / "fullchain.pem"
+
+
+def wait_for_port(port, seconds=30):
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def https(port, cafile, path):
+    context = ssl.create_default_context(cafile=str(cafile))
+    connection = ToLoopback(NAME, port, context=context, timeout=30)
+    connection.request("GET", path, headers={"Host": NAME})
+    response = connection.getresponse()
+    response.read()
+    return response.status, response.getheader("Location", "")
+
+
+def test_install_upgrade_under_load_rollback_and_purge_through_apt(machine, release, bumped_release, tmp_path):
+    repository = tmp_path / "apt"
+    shutil.copytree(release.dir / "apt", repository)
+    machine_root = REPO / "results" / "boot" / MACHINE
+    https_port, http_port = free_port(), free_port()
+    cafile = certificate(tmp_path)
+    live = machine_root / "etc" / "letsencrypt" / "live" / NAME
+    live.mkdir(parents=True)
+    for pem in ["fullchain.pem", "privkey.pem"]:
+        shutil.copy(tmp_path / pem, live / pem)
+    # The machine is offline: its Debian sources go; renard's repository is all it reaches.
+    machine.sh("rm -f /etc/apt/sources.list /etc/apt/sources.list.d/*")
+    images = machine_root / "root"
+    for n in (1, 2, 3):
+        (images / f"Renard-{n}.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes([n]) * 64)
+
+    with served(repository) as repo:
+        machine.guide(INSTALL, repo=repo)
+        assert machine.sh("dpkg-query -W -f '${Version}' renard").stdout == release.version
+        assert machine.sh("systemctl is-active renard.socket").stdout.strip() == "active"
+        machine.guide([f"cd /root && {line}" if "Renard-*" in line else line for line in IMAGES], name=NAME)
+        machine.guide(SITE[:1], name=NAME)
+        machine.sh(
+            f"sed -i -e 's/listen 443 /listen {https_port} /; s/listen \\[::\\]:443 /listen [::]:{https_port} /'"
+            f" -e 's/listen 80;/listen {http_port};/; s/listen \\[::\\]:80;/listen [::]:{http_port};/'"
+            " /etc/nginx/conf.d/renard.conf"
+        )
+        machine.guide(SITE[1:], name=NAME)
+        wait_for_port(https_port)  # systemctl reload returns before nginx's master has bound the new ports
+        status, location = https(https_port, cafile, "/")
+        assert status == 302 and location.startswith(f"https://{NAME}/Renard-"), (status, location)
+        assert https(https_port, cafile, location.removeprefix(f"https://{NAME}"))[0] == 200
+        before = machine.sh("systemctl show -p MainPID --value renard.service").stdout.strip()
+
+        # The next version, published into the served repository as the release workflow does.
+        key = signing_env()["RENARD_SIGNING_KEY"]
+        run(REPO / "packaging" / "apt-repo", "--dir", repository, "--key", key, bumped_release.deb(),
+            env={**signing_env(), "GNUPGHOME": str(TEST_GNUPG)})  # fmt: skip
+        with Visitors(https_port, cafile) as visitors:
+            while visitors.answers < 50 and time.monotonic() < visitors.deadline:
+                time.sleep(0.2)
+            machine.guide(UPGRADE)
+            served_before = visitors.answers
+            while visitors.answers < served_before + 50 and time.monotonic() < visitors.deadline:
+                time.sleep(0.2)
+        assert visitors.failures == [], (
+            f"{len(visitors.failures)} failed of {visitors.answers}: {visitors.failures[:5]}"
+        )
+        assert visitors.answers >= 100
+        assert machine.sh("dpkg-query -W -f '${Version}' renard").stdout == bumped_release.version
+        assert machine.sh("renard --version").stdout.startswith(f"renard {bumped_release.crate_version} ")
+        after = machine.sh("systemctl show -p MainPID --value renard.service").stdout.strip()
+        assert after not in ("0", before), "the upgrade did not restart renard.service"
+
+        machine.guide(ROLLBACK, previous=release.version)
+        assert machine.sh("dpkg-query -W -f '${Version}' renard").stdout == release.version
+        assert https(https_port, cafile, "/")[0] == 302
+
+        machine.guide(UNINSTALL)
+    left = machine.sh(
+        "find / -xdev \\( -path /proc -o -path /sys -o -path /var/lib/apt/lists -o -path /var/cache/apt \\) -prune"
+        " -o -name '*renard*' -print"
+    ).stdout.split()
+    assert left == [], f"files left after the purge: {left}"
+    assert machine.sh("systemctl is-active nginx").stdout.strip() == "active"
