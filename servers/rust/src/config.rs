@@ -765,7 +765,10 @@ mod tests {
     }
     #[test]
     fn version_names_the_release_and_a_commit() {
-        let commit = VERSION.strip_prefix("renard 1.0.0 (commit ").and_then(|r| r.strip_suffix(')')).expect(VERSION);
+        let commit = VERSION
+            .strip_prefix(concat!("renard ", env!("CARGO_PKG_VERSION"), " (commit "))
+            .and_then(|r| r.strip_suffix(')'))
+            .expect(VERSION);
         assert!(
             commit == "unknown"
                 || (commit.len() == 12 && commit.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())),

@@ -26,7 +26,10 @@ fn version_and_v_print_one_line_with_the_commit_and_exit_0() {
     assert_eq!((long.status.code(), short.status.code()), (Some(0), Some(0)));
     assert_eq!(long.stdout, short.stdout);
     let line = stdout(&long);
-    let commit = line.strip_prefix("renard 1.0.0 (commit ").and_then(|r| r.strip_suffix(")\n")).expect(&line);
+    let commit = line
+        .strip_prefix(concat!("renard ", env!("CARGO_PKG_VERSION"), " (commit "))
+        .and_then(|r| r.strip_suffix(")\n"))
+        .expect(&line);
     // Built in a git work tree, the commit is HEAD's as build.rs read it at build time: a
     // commit of this history (HEAD itself, unless another was made since the build).
     let git = |args: &[&str]| Command::new("git").args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output();
