@@ -112,7 +112,9 @@ test-release: setup
 	@scripts/deps test
 	packaging/install-cargo-tools
 	GNUPGHOME=$(TEST_GNUPG) RENARD_SIGNING_KEY=$$(packaging/test-key $(TEST_GNUPG)) packaging/release
-	$(PYTEST) -q packaging/tests
+	@# gpg starts an agent for the throwaway key's home: stopped after the tests, pass or fail,
+	@# so that nothing outlives make test (scripts/no-leftovers).
+	$(PYTEST) -q packaging/tests; status=$$?; gpgconf --homedir $(TEST_GNUPG) --kill gpg-agent; exit $$status
 
 verify: build
 	$(ARENA) verify
