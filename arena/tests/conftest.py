@@ -47,15 +47,15 @@ def descendants(root: int) -> dict[int, str]:
     return found
 
 
-def reap_zombies() -> None:
-    """Collect the exit status of re-parented children that exited (ours as subreaper)."""
-    while True:
+def reap(pids) -> None:
+    """Collect the exit status of these children, if they have exited (as subreaper, re-parented
+    ones are ours). Only these: a wait on any child would take the status of a process a test
+    or fixture still holds a Popen for, which would then read it as 0."""
+    for pid in pids:
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
-            return
-        if pid == 0:
-            return
+            pass  # not our child (a grandchild), or collected already
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -69,8 +69,7 @@ def no_process_left_behind(request):
     before = set(descendants(os.getpid()))
     yield
     deadline = time.monotonic() + GRACE_SECONDS
-    while True:
-        reap_zombies()
+    while True:  # zombies are not counted: they have exited
         left = {pid: cmd for pid, cmd in descendants(os.getpid()).items() if pid not in before}
         if not left or time.monotonic() > deadline:
             break
@@ -81,6 +80,6 @@ def no_process_left_behind(request):
                 os.kill(pid, 9)
             except ProcessLookupError:
                 pass
-        reap_zombies()
+        reap(left)
         named = "; ".join(f"pid {pid}: {cmd[:200]}" for pid, cmd in sorted(left.items()))
         pytest.fail(f"{request.node.nodeid} left {len(left)} process(es) running: {named}", pytrace=False)
