@@ -7,7 +7,9 @@ from dataclasses import dataclass, replace
 import pytest
 
 from arena.bench.measure import Plan
-from arena.core.model import MODES, Config, Sample
+from arena.core.model import Config
+from arena.core.modes import MODES
+from arena.core.sample import Sample
 from arena.load.warmup import warmup_s
 from arena.load.wrk import wrk_argv, wrk_script
 from arena.workflows import bench as benchrun

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_bench import WRK
 
-from arena.core.model import Sample
+from arena.core.sample import Sample
 from arena.counts import instructions
 from arena.workflows import gate
 from arena.workflows.gate import GateError, Options, gate_config, run_gate, worktree

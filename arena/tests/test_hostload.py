@@ -8,7 +8,8 @@ from test_bench import sample
 from test_report import FIXTURE, render_markdown, warnings
 
 from arena.bench import measure as bench
-from arena.core.model import Run, Sample
+from arena.core.model import Run
+from arena.core.sample import Sample
 from arena.host import hostload
 
 STAT = """cpu  434355 23118 204561 65446 63090 0 54210 367 0 0

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.model import mode
+from arena.core.modes import mode
 from arena.entries.manifest import discover
 from arena.entries.process import Launch, free_port, launch_ready
 from arena.load.mix import BLOCK, MIXES, PERIOD, SEED_NAMES, kinds, lua, targets, write_uris

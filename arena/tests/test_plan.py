@@ -12,7 +12,8 @@ warm-up that is steady after half its bound ends there."""
 from pathlib import Path
 
 from arena.bench import plan
-from arena.core.model import DEFAULT_MODES, Config
+from arena.core.model import Config
+from arena.core.modes import DEFAULT_MODES
 from arena.entries.manifest import discover
 
 REPO = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from arena.analysis.stats import (
     spread,
     summarize,
 )
-from arena.core.model import Sample
+from arena.core.sample import Sample
 
 
 @pytest.mark.parametrize(

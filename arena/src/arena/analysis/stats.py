@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import median as _median
 
-from ..core.model import ERROR_KINDS, Sample
+from ..core.sample import ERROR_KINDS, Sample
 
 
 class StatsError(ValueError):

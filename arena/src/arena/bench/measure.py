@@ -10,7 +10,9 @@ from pathlib import Path
 
 from renard_conformance import conformance
 
-from ..core.model import Config, Sample, mode
+from ..core.model import Config
+from ..core.modes import mode
+from ..core.sample import Sample
 from ..entries.manifest import Entry
 from ..entries.outside import Outside
 from ..entries.process import Launch, Server, StartError, free_port, launch_ready, start
@@ -98,7 +100,7 @@ def _machine_fault(dropped_before: int | None) -> str:
 
 def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
     """One sample (measure_once), repeated once when its CPUs were stolen from beyond
-    model.STEAL_LIMIT (a VM's steal time: the neighbour, not the server): the repeat is kept
+    modes.STEAL_LIMIT (a VM's steal time: the neighbour, not the server): the repeat is kept
     whatever it shows, with steal_retry the first one's steal share, and the report flags it
     if it is stolen too. Raises SampleError."""
     sample = measure_once(entry, mode_name, rep, cfg, scripts)

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from ..bench import plan
-from ..core.model import DEFAULT_MODES, MODES, Config
+from ..core.model import Config
+from ..core.modes import DEFAULT_MODES, MODES
 from ..entries import outside, remote
 from ..load.mix import DEFAULT_MIX, MIXES, OPTION_HELP
 from ..workflows.bench import run_bench

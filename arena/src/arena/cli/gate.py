@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ..core.model import MODES
+from ..core.modes import MODES
 from ..counts import instructions
 from ..ui import console
 from ..workflows.gate import GateError, gate_config, run_gate

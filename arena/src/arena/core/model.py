@@ -1,17 +1,11 @@
 """The typed model of a run: what `arena bench` measures and `arena report` reads.
 
 A Run holds the machine, the configuration, one EntryRecord per entry and one Sample per
-(entry, mode, repetition). Each class loads itself from its run.json object (after the
-schema check of schema.py) and saves itself back to one; the rest of the arena reads runs
-through these classes only. results.py reads and writes the files.
-
-The modes and kinds are declared once, here; what a valid run.json is, in schema.py (Run.load
-and Run.to_json check it; SchemaError and validate are re-exported here).
-
-Longer than the house's ~350 lines on purpose: it is the format of run.json as classes, one
-per object of the file (Sample, EntryRecord, Config, Run …), each beside its own load and
-to_json, so that a field is added in one place and read in one file; its parts have no seam
-that would not cut a class from the objects it holds.
+(entry, mode, repetition; sample.py). Each class loads itself from its run.json object (after
+the schema check of schema.py) and saves itself back to one; the rest of the arena reads runs
+through these classes only. results.py reads and writes the files; modes.py declares the modes
+and kinds; what a valid run.json is, in schema.py (Run.load and Run.to_json check it;
+SchemaError and validate are re-exported here).
 """
 
 from __future__ import annotations
@@ -20,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import results
-from .distribution import Distribution
-from .schema import INSTRUCTIONS_SCHEMA, RUN_SCHEMA, SAMPLE_MACHINE, SAMPLE_SCHEMA, SCHEMA_VERSION, validate
+from .modes import DEFAULT_MODES, Mode, mode
+from .sample import Sample
+from .schema import INSTRUCTIONS_SCHEMA, RUN_SCHEMA, SCHEMA_VERSION, validate
 from .schema import SchemaError as SchemaError  # re-exported: Run.read raises it
 
 # Beside run.json: each sample and failure appended as it is measured ({"sample": …} or
@@ -29,226 +24,7 @@ from .schema import SchemaError as SchemaError  # re-exported: Run.read raises i
 JOURNAL = "samples.jsonl"
 
 
-# --------------------------------------------------------------------------- registries
-
-KINDS = ("ours", "peer", "floor")  # floor: the design's physical limit, not a conforming server
-
-
-@dataclass(frozen=True)
-class Mode:
-    """One way of loading a server: what wrk is told, and what the report says about it."""
-
-    name: str
-    words: str  # what the report's heading says the mode is
-    wrk_args: tuple[str, ...] = ()  # added to wrk's command line
-    script: str | None = None  # a Lua file of arena/wrk whose request() the mode uses
-    # wrk does not time requests sent through a pipelining request(): its percentiles read 0
-    # (github.com/wg/wrk/issues/236). Such a mode's latencies are recorded as null.
-    timed: bool = True
-    # A capped mode runs the server under a CPU quota (config.cpu_quota of one core), so that
-    # the load generator has more CPU than the server; `dedicated` names the same load on
-    # a dedicated core, whose CPU cost per request the capped one is compared with.
-    dedicated: str | None = None
-
-    @property
-    def capped(self) -> bool:
-        return self.dedicated is not None
-
-    @property
-    def connects_per_request(self) -> bool:
-        """wrk opens a new connection for each request (the close modes)."""
-        return "Connection: close" in self.wrk_args
-
-    @property
-    def latency_note(self) -> str | None:
-        return None if self.timed else "wrk does not time pipelined requests (wg/wrk#236): latency not measured"
-
-
-MODES: dict[str, Mode] = {
-    m.name: m
-    for m in (
-        Mode("keepalive", "keep-alive connections"),
-        Mode("pipeline16", "16 requests pipelined per write", script="pipeline.lua", timed=False),
-        Mode("close", "a new connection per request", wrk_args=("-H", "Connection: close")),
-        Mode("keepalive-capped", "keep-alive connections, server CPU capped", dedicated="keepalive"),
-        Mode(
-            "close-capped",
-            "a new connection per request, server CPU capped",
-            wrk_args=("-H", "Connection: close"),
-            dedicated="close",
-        ),
-    )
-}
-DEFAULT_MODES = tuple(MODES)
-CLIENT_BOUND_SHARE = 0.90  # the load generator's core this busy while the server's is not
-CAP_DISTORTION = 1.15  # capped CPU per request above this times the dedicated-core figure: distorted
-# A sample whose CPUs were stolen from (a VM's steal time) for more than this share of their
-# time is repeated once, and kept flagged if stolen again (bench.py, hostload.py).
-STEAL_LIMIT = 0.02
-
-
-def mode(name: str) -> Mode:
-    """The registered mode, or a bare one for a name this version does not know (an old run)."""
-    return MODES.get(name) or Mode(name, "custom mode")
-
-
 # --------------------------------------------------------------------------- the run
-
-
-@dataclass
-class Latency:
-    """Percentiles in microseconds; None: not measured (see Mode.timed)."""
-
-    p50: float | None = None
-    p90: float | None = None
-    p99: float | None = None
-    max: float | None = None
-
-    def to_json(self) -> dict:
-        return {"p50": self.p50, "p90": self.p90, "p99": self.p99, "max": self.max}
-
-
-ERROR_KINDS = ("connect", "read", "write", "timeout")
-
-
-@dataclass
-class Sample:
-    """One measured wrk run of one fresh server process."""
-
-    entry: str
-    mode: str
-    rep: int
-    duration_s: float  # wrk's own measured duration
-    requests: int  # answered
-    rps: float
-    latency_us: Latency
-    errors: dict[str, int]  # socket errors by ERROR_KINDS
-    non_3xx: int  # answers with a status >= 400 (wrk's errors.status)
-    # The server's CPU and memory are None when not known: a server the arena did not start,
-    # measured by URL without --pid (remote.py; null in run.json, allowed in schema 1 later).
-    server_cpu_s: float | None  # utime + stime of the server's process tree during the run
-    cpu_us_per_req: float | None  # None when no request was answered, or the CPU is unknown
-    client_cpu_share: float  # wrk's CPU seconds per wall second
-    server_cpu_share: float | None
-    peak_rss_bytes: int | None
-    pss_bytes: int | None
-    client_bound: bool  # wrk's core was the bottleneck, not the server
-    client_cpu_s: float | None = None
-    wall_s: float | None = None
-    warmup_rps: list[float] | None = None  # the warm-up's 1 s windows (warmup.py); None: not in windows
-    warmup_steady: bool | None = None  # it ended steady (True) or at its bound (False); None: not judged
-    warmup_cpu_us: list[float | None] | None = None  # the same windows' server CPU µs per request
-    # The machine around the run (hostload.py; added to schema 1 later, None: not recorded):
-    steal_share: float | None = None  # stolen ÷ all CPU time of the server's and wrk's CPUs during the run
-    load_1m: float | None = None  # the 1-minute load average at the run's end
-    steal_retry: float | None = None  # this sample repeats one taken under steal: that one's steal_share
-    # The server's CPU seconds from its cgroup's counter (capped modes: cpuacct.usage, ns, or
-    # v2 usage_usec), beside server_cpu_s from /proc (10 ms ticks); None: not in a cgroup.
-    cgroup_cpu_s: float | None = None
-    # Its latency histogram (distribution.py), written beside run.json in distribution.FILE
-    # as the sample is measured; never in run.json, and None in a sample read back from one.
-    distribution: Distribution | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def under_steal(self) -> bool:
-        """Its CPUs were stolen from beyond STEAL_LIMIT during the run."""
-        return self.steal_share is not None and self.steal_share > STEAL_LIMIT
-
-    @property
-    def own_cpu_us(self) -> float | None:
-        """The server's CPU µs per request: from its cgroup's counter where it sat in one (the
-        capped modes: ns resolution), else from /proc (10 ms ticks); None when unknown or none
-        answered. What the gate decides on and the capped modes rank on."""
-        if self.cgroup_cpu_s is not None and self.requests:
-            return self.cgroup_cpu_s * 1e6 / self.requests
-        return self.cpu_us_per_req
-
-    @property
-    def efficiency(self) -> float | None:
-        """Requests per server CPU-second: 1e6 / CPU µs per request."""
-        return 1e6 / self.cpu_us_per_req if self.cpu_us_per_req else None
-
-    @property
-    def error_total(self) -> int:
-        return sum(self.errors.values())
-
-    @classmethod
-    def from_wrk(
-        cls,
-        entry: str,
-        mode_name: str,
-        rep: int,
-        wrk: dict,
-        client_cpu_s: float,
-        wall_s: float,
-        server_cpu_s: float | None,
-        peak_rss: int | None,
-        pss: int | None,
-        cpu_limit: float = 1.0,
-    ) -> Sample:
-        """A sample from wrk's `arena-json` line (wrk/report.lua) and the /proc readings around it.
-
-        server_cpu_s, peak_rss, pss: None when not known (a server the arena did not start,
-        without --pid; remote.py). cpu_limit: the CPUs the server may use (its quota in a
-        capped mode); the server is saturated at CLIENT_BOUND_SHARE of it; a server whose
-        CPU is unknown is taken as not saturated."""
-        duration_s = wrk["duration_us"] / 1e6
-        requests = wrk["requests"]
-        client_share = client_cpu_s / wall_s
-        server_share = None if server_cpu_s is None else server_cpu_s / wall_s
-        server_busy = server_share is not None and server_share >= CLIENT_BOUND_SHARE * cpu_limit
-        timed = mode(mode_name).timed
-        latency = Latency(**{k: wrk["latency_us"][k] if timed else None for k in ("p50", "p90", "p99", "max")})
-        return cls(
-            entry=entry,
-            mode=mode_name,
-            rep=rep,
-            duration_s=round(duration_s, 4),
-            requests=requests,
-            rps=round(requests / duration_s, 1) if duration_s else 0.0,
-            latency_us=latency,
-            errors={k: wrk["errors"][k] for k in ERROR_KINDS},
-            non_3xx=wrk["errors"]["status"],
-            server_cpu_s=None if server_cpu_s is None else round(server_cpu_s, 3),
-            cpu_us_per_req=round(server_cpu_s * 1e6 / requests, 3) if requests and server_cpu_s is not None else None,
-            client_cpu_share=round(client_share, 3),
-            server_cpu_share=None if server_share is None else round(server_share, 3),
-            peak_rss_bytes=peak_rss,
-            pss_bytes=pss,
-            client_bound=client_share >= CLIENT_BOUND_SHARE and not server_busy,
-            client_cpu_s=round(client_cpu_s, 3),
-            wall_s=round(wall_s, 3),
-            distribution=Distribution.from_wrk(entry, mode_name, rep, wrk) if timed else None,
-        )
-
-    @classmethod
-    def load(cls, d: dict) -> Sample:
-        return cls(
-            **{k: d[k] for k in SAMPLE_SCHEMA if k != "latency_us"},
-            latency_us=Latency(**d["latency_us"]),
-            client_cpu_s=d.get("client_cpu_s"),
-            wall_s=d.get("wall_s"),
-            warmup_rps=d.get("warmup_rps"),
-            warmup_steady=d.get("warmup_steady"),
-            warmup_cpu_us=d.get("warmup_cpu_us"),
-            **{k: d.get(k) for k in SAMPLE_MACHINE},
-        )
-
-    def to_json(self) -> dict:
-        d = {k: getattr(self, k) for k in SAMPLE_SCHEMA}
-        d["latency_us"] = self.latency_us.to_json()
-        d["errors"] = dict(self.errors)
-        if self.client_cpu_s is not None:
-            d.update(client_cpu_s=self.client_cpu_s, wall_s=self.wall_s)
-        if self.warmup_rps is not None:
-            d.update(warmup_rps=self.warmup_rps, warmup_steady=self.warmup_steady)
-        if self.warmup_cpu_us is not None:
-            d["warmup_cpu_us"] = self.warmup_cpu_us
-        d.update({k: getattr(self, k) for k in SAMPLE_MACHINE if getattr(self, k) is not None})
-        note = mode(self.mode).latency_note
-        if note:
-            d["latency_note"] = note
-        return d
 
 
 @dataclass

@@ -21,7 +21,7 @@ changes meaning or type, and keep reading the older versions):
   the run's floor, which was then the only one); samples[].steal_share (stolen ÷ all CPU
   time of the server's and wrk's CPUs during the run, /proc/stat), samples[].load_1m (the
   1-minute load average at its end), samples[].steal_retry (the sample repeats one taken
-  under steal above model.STEAL_LIMIT: that one's steal_share) and samples[].cgroup_cpu_s
+  under steal above modes.STEAL_LIMIT: that one's steal_share) and samples[].cgroup_cpu_s
   (capped modes: the server's CPU seconds from its cgroup's counter, v1 cpuacct.usage or v2
   cpu.stat usage_usec, beside server_cpu_s from /proc), each absent when not recorded;
   config.mix (the request mix wrk sent, mix.py; absent: default, every request GET /);

@@ -17,7 +17,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..core.model import ERROR_KINDS, Config, mode
+from ..core.model import Config
+from ..core.modes import mode
+from ..core.sample import ERROR_KINDS
 from ..entries.manifest import Entry
 from ..entries.process import Launch, free_port, launch_ready
 from ..load.warmup import warmup_s

@@ -14,7 +14,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.model import KINDS
+from ..core.modes import KINDS
 
 READY_MODES = ("listening", "port")
 NAME_RE = re.compile(r"^[a-z0-9-]+$")
@@ -68,7 +68,7 @@ class ManifestError(Exception):
 class Entry:
     name: str
     language: str
-    kind: str  # one of model.KINDS
+    kind: str  # one of modes.KINDS
     description: str
     requires: list[str]
     build: list[str]  # shell commands, cwd = folder

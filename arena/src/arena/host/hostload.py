@@ -5,7 +5,7 @@ time as `steal` in /proc/stat. A sample measured while its CPUs were stolen from
 the neighbour as much as the server, so bench.py repeats such a sample once and, if the
 second is stolen too, keeps it flagged (the report says so). Seen on this project's 2-vCPU
 KVM guest (2026-11-25, load average 3-5 from other sessions' suites): 367 of 844 000
-jiffies stolen since boot (0.04 %), none over 5 s windows; model.STEAL_LIMIT (2 %) is well
+jiffies stolen since boot (0.04 %), none over 5 s windows; modes.STEAL_LIMIT (2 %) is well
 above that.
 """
 

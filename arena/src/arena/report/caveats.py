@@ -9,7 +9,7 @@ View.warnings to caveats(view).
 from __future__ import annotations
 
 from ..analysis.stats import Series, ratio
-from ..core.model import CAP_DISTORTION, STEAL_LIMIT
+from ..core.modes import CAP_DISTORTION, STEAL_LIMIT
 from .view import FLOOR_WORDS, ModeView, Row, View, compared, fmt_ratio, own_cpu_us, plural
 
 

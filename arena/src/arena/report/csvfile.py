@@ -9,7 +9,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..core.model import ERROR_KINDS, Run
+from ..core.model import Run
+from ..core.sample import ERROR_KINDS
 
 FILE = "results.csv"
 # (column, the sample's value); the run's own columns come first.

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ..analysis.stats import Summary, summarize
 from ..core.columns import COLUMNS, HEADER
-from ..core.model import MODES, EntryRecord, Run
+from ..core.model import EntryRecord, Run
+from ..core.modes import MODES
 from ..counts.syscalls import EntryCounts
 from ..counts.syscalls import load as load_syscalls
 from . import format as fmt

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..analysis.stats import Series, summarize
-from ..core.model import KINDS
+from ..core.modes import KINDS
 from . import format as fmt
 from .view import ModeView, View
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..analysis.stats import summarize
 from ..conformance.sections import SECTIONS
-from ..core.model import STEAL_LIMIT
+from ..core.modes import STEAL_LIMIT
 from ..load.mix import words as mix_words
 from . import format as fmt
 from .view import ModeView, View, plural, startup

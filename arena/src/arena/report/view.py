@@ -33,7 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analysis.stats import Ratio, Series, Summary, group_samples, median, ratio, summarize
-from ..core.model import CAP_DISTORTION, EntryRecord, Failure, InstructionCount, Mode, Run
+from ..core.model import EntryRecord, Failure, InstructionCount, Run
+from ..core.modes import CAP_DISTORTION, Mode
 
 FLOOR_WORDS = (
     "answers every request with one pre-rendered 302 without parsing it: not a conforming server, "

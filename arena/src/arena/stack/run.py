@@ -36,7 +36,8 @@ from pathlib import Path
 
 from renard_conformance.launcher import proc_kib
 
-from ..core.model import Config, Mode
+from ..core.model import Config
+from ..core.modes import Mode
 from ..entries.process import StartError
 from ..load import mix as mixes
 from ..load.wrk import WrkError, run_wrk, wrk_argv, wrk_script

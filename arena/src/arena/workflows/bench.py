@@ -14,7 +14,9 @@ from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, 
 from ..conformance.sections import tally
 from ..conformance.verify import verify_entry
 from ..core import distribution, results
-from ..core.model import JOURNAL, Config, EntryRecord, Failure, Machine, Run, Sample, Verdicts, journal_line, mode
+from ..core.model import JOURNAL, Config, EntryRecord, Failure, Machine, Run, Verdicts, journal_line
+from ..core.modes import mode
+from ..core.sample import Sample
 from ..counts import instructions
 from ..entries.build import needs_build
 from ..entries.manifest import Entry, artifact_bytes, runtime_bytes

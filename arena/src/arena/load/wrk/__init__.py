@@ -8,7 +8,8 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from ...core.model import Config, Mode
+from ...core.model import Config
+from ...core.modes import Mode
 from ...entries.process import TimedOut, run_timed
 from .. import mix as mixes
 from ..mix import DEFAULT_MIX

@@ -1,0 +1,69 @@
+"""The modes a server is loaded in and the kinds of entry: declared once, read by every wing.
+
+A mode names what wrk is told (MODES), whether the server's CPU is capped in it, and how the
+report words it; the thresholds below judge a sample taken in one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KINDS = ("ours", "peer", "floor")  # floor: the design's physical limit, not a conforming server
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way of loading a server: what wrk is told, and what the report says about it."""
+
+    name: str
+    words: str  # what the report's heading says the mode is
+    wrk_args: tuple[str, ...] = ()  # added to wrk's command line
+    script: str | None = None  # a Lua file of arena/wrk whose request() the mode uses
+    # wrk does not time requests sent through a pipelining request(): its percentiles read 0
+    # (github.com/wg/wrk/issues/236). Such a mode's latencies are recorded as null.
+    timed: bool = True
+    # A capped mode runs the server under a CPU quota (config.cpu_quota of one core), so that
+    # the load generator has more CPU than the server; `dedicated` names the same load on
+    # a dedicated core, whose CPU cost per request the capped one is compared with.
+    dedicated: str | None = None
+
+    @property
+    def capped(self) -> bool:
+        return self.dedicated is not None
+
+    @property
+    def connects_per_request(self) -> bool:
+        """wrk opens a new connection for each request (the close modes)."""
+        return "Connection: close" in self.wrk_args
+
+    @property
+    def latency_note(self) -> str | None:
+        return None if self.timed else "wrk does not time pipelined requests (wg/wrk#236): latency not measured"
+
+
+MODES: dict[str, Mode] = {
+    m.name: m
+    for m in (
+        Mode("keepalive", "keep-alive connections"),
+        Mode("pipeline16", "16 requests pipelined per write", script="pipeline.lua", timed=False),
+        Mode("close", "a new connection per request", wrk_args=("-H", "Connection: close")),
+        Mode("keepalive-capped", "keep-alive connections, server CPU capped", dedicated="keepalive"),
+        Mode(
+            "close-capped",
+            "a new connection per request, server CPU capped",
+            wrk_args=("-H", "Connection: close"),
+            dedicated="close",
+        ),
+    )
+}
+DEFAULT_MODES = tuple(MODES)
+CLIENT_BOUND_SHARE = 0.90  # the load generator's core this busy while the server's is not
+CAP_DISTORTION = 1.15  # capped CPU per request above this times the dedicated-core figure: distorted
+# A sample whose CPUs were stolen from (a VM's steal time) for more than this share of their
+# time is repeated once, and kept flagged if stolen again (bench.py, hostload.py).
+STEAL_LIMIT = 0.02
+
+
+def mode(name: str) -> Mode:
+    """The registered mode, or a bare one for a name this version does not know (an old run)."""
+    return MODES.get(name) or Mode(name, "custom mode")
