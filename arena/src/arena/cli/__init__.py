@@ -4,7 +4,7 @@ bad input into exit status 2 and a command's Failure into 1.
 
 Commands: entries (list, new, check), builds and tests (build, test, verify), measuring (run,
 bench, instructions, syscalls, gate, latency, sweep, stack, history) and reports (report, row,
-compare)."""
+compare, footprint)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from . import (
     build,
     check,
     compare,
+    footprint,
     gate,
     history,
     instructions,
@@ -70,6 +71,7 @@ for _command in (
     report.report_cmd,
     row.row_cmd,
     compare.compare_cmd,
+    footprint.footprint_cmd,
     sweep.sweep_cmd,
     latency.latency_cmd,
     history.history_cmd,
