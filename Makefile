@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-fresh test-deploy release test-release verify check soak bench bench-quick latency report run demo fuzz clean
+.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-fresh test-deploy test-images release test-release verify check soak bench bench-quick latency report run demo fuzz clean
 
 all: build
 
@@ -37,7 +37,7 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 ## test: lint, every entry's own tests, the whole conformance and robustness suite against every
 ## `ours` entry, the arena's, deploy's and the release's tests. (The peers are verified by `make verify` and
 ## `make bench`: a peer that differs from the spec never fails a command, so it is not a test.)
-test: deps setup lint test-entries test-spec test-arena test-deploy test-release
+test: deps setup lint test-entries test-spec test-arena test-deploy test-images test-release
 	@scripts/no-leftovers $(RENARD_MAKE_RUN)
 
 # Every process a recipe of these targets starts carries RENARD_MAKE_RUN (make's pid) in its
@@ -94,6 +94,15 @@ test-fresh:
 test-deploy: setup $(RENARD)
 	deploy/check
 	$(PYTEST) -q deploy/tests
+
+## test-images: every renard's image (deploy/images/) built by podman from this host's builds, run read-only
+## as nobody, asked the smoke cases and /healthz, stopped, and sized into results/images/ (arena footprint
+## reads it); about two minutes: the images are COPY-only layers, and the one Debian base (python's)
+## is unpacked from a tarball cached under results/rootfs/
+IMAGES := rust c cpp go ada java js-node js-deno js-bun python
+test-images: setup
+	$(ARENA) build $(IMAGES)
+	$(PYTEST) -q deploy/images/test_images.py
 
 ## release: dist/: the flagship's static musl binaries (x86_64, aarch64) in a tarball each with
 ## its docs, units and completions, the .deb packages, SHA256SUMS; from HEAD, reproducible (packaging/README.md);
