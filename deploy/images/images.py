@@ -43,7 +43,7 @@ class Recipe:
     folder of the entry (relative) put in the base at /renard/PATH with the libraries of its
     ELF files. `debian`: Debian packages (the base is their files, unpacked by mmdebstrap's
     extract variant). `pip`: Python packages (name==version) installed into /renard/site, their
-shared objects stripped of their symbols (uvloop's wheel ships 13 MB of them)."""
+    shared objects stripped of their symbols (uvloop's wheel ships 13 MB of them)."""
 
     folder: str
     app: tuple[str, ...]
