@@ -52,6 +52,7 @@ class Recipe:
     debian: tuple[str, ...] = ()
     pip: tuple[str, ...] = ()
     io_uring: bool = False  # it needs io_uring, which podman's default seccomp profile refuses
+    probe: tuple[str, ...] = ()  # a command run in the image (its ENTRYPOINT replaced) that must exit 0
 
     @property
     def has_base(self) -> bool:
@@ -67,7 +68,23 @@ RECIPES: dict[str, Recipe] = {
     "cpp": Recipe("cpp", app=("bin/renard-cpp",), io_uring=True),
     "go": Recipe("go", app=("bin/renard-go",)),
     "ada": Recipe("ada", app=("bin/renard-ada",), binaries={"bin/renard-ada": ""}),
-    "java": Recipe("java", app=("target/renard.jar", "target/renard.jsa"), runtime="target/runtime"),
+    "java": Recipe(
+        "java",
+        app=("target/renard.jar", "target/renard.jsa"),
+        runtime="target/runtime",
+        # -Xshare:on fails where the archive would be ignored (a jar path or mtime it does not know)
+        probe=(
+            "/renard/target/runtime/bin/java",
+            "-XX:SharedArchiveFile=target/renard.jsa",
+            "-Xshare:on",
+            "-Xlog:cds=off",
+            "-XX:+UseSerialGC",
+            "-Xmx64m",
+            "-jar",
+            "target/renard.jar",
+            "--version",
+        ),
+    ),
     "js-node": Recipe("js", app=("src",), binaries={"/usr/bin/node": "/usr/bin/node"}),
     "js-deno": Recipe("js", app=("src",), binaries={JS_BINARIES["deno"]: "/usr/local/bin/deno"}),
     "js-bun": Recipe("js", app=("src",), binaries={JS_BINARIES["bun"]: "/usr/local/bin/bun"}),

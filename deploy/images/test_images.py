@@ -107,8 +107,13 @@ def test_the_image_runs_read_only_as_nobody_answers_the_smoke_cases_and_is_sized
     (config,) = json.loads(podman("image", "inspect", tag).stdout)
     assert config["Config"]["User"] == "65534:65534"
     assert 0 <= sizes.base_bytes < sizes.image_bytes
+    limits = [arg for limit in LIMITS for arg in ("--ulimit", limit)]
+    probe = images.RECIPES[entry].probe
+    if probe:
+        run = podman("run", "--rm", "--read-only", *limits, "--entrypoint", probe[0], tag, *probe[1:], check=False)
+        assert run.returncode == 0, f"{entry}: {' '.join(probe)}: {run.stdout}{run.stderr}"
     port = free_port()
-    options = [arg for limit in LIMITS for arg in ("--ulimit", limit)]
+    options = list(limits)
     if images.RECIPES[entry].io_uring:
         options += ["--security-opt", f"seccomp={images.seccomp_with_io_uring(tmp_path / 'seccomp.json')}"]
     name = podman(
