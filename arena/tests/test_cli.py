@@ -1,6 +1,7 @@
 """The command line: bad input is one line on stderr naming the flag, exit status 2; the
 entry list shows unavailable entries with their reason."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,18 @@ def test_build_continues_after_a_failure_and_exits_1(repo):
     p = arena("--repo", str(repo), "build")
     assert p.returncode == 1
     assert "FAIL bad" in p.stdout.replace("\n", " ") and "ok   demo" in p.stdout
+
+
+def test_build_stale_builds_only_what_is_missing_or_older_than_its_sources(repo):
+    demo = repo / "servers" / "demo"
+    assert arena("--repo", str(repo), "build", "--stale", "demo").returncode == 0
+    (demo / "out.bin").write_text("kept\n")  # current: newer than every source
+    p = arena("--repo", str(repo), "build", "--stale", "demo")
+    assert p.returncode == 0 and "current" in p.stdout and (demo / "out.bin").read_text() == "kept\n"
+    (demo / "main.c").write_text("int main;\n")  # a source newer than the artifact
+    os.utime(demo / "out.bin", (1, 1))
+    p = arena("--repo", str(repo), "build", "--stale", "demo")
+    assert p.returncode == 0 and (demo / "out.bin").read_text() == "built\n"
 
 
 def test_report_writes_markdown_and_html_from_a_run(repo, tmp_path):

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import click
 
+from ..entries.build import needs_build
 from ..ui import build_with_spinner, console
 from .common import Failure, load_entries
 
 
 @click.command("build")
 @click.argument("entries", nargs=-1)
+@click.option(
+    "--stale",
+    is_flag=True,
+    help="Build only the entries whose artifact is missing or older than a source file (as bench does).",
+)
 @click.pass_context
-def build_cmd(ctx, entries):
+def build_cmd(ctx, entries, stale):
     """Build ENTRIES (default: all available); a failure does not stop the others."""
     chosen = load_entries(ctx, entries)
     log_dir = ctx.obj["repo"] / "results" / "logs"
@@ -22,6 +28,9 @@ def build_cmd(ctx, entries):
             continue
         if not e.build:
             console.print(f"[green]ok[/]   {e.name}: nothing to build")
+            continue
+        if stale and not needs_build(e):
+            console.print(f"[green]ok[/]   {e.name}: current")
             continue
         result = build_with_spinner(e, log_dir)
         if result.ok:
