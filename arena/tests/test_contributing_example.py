@@ -61,7 +61,8 @@ def test_the_guides_example_passes_arena_check_in_a_fresh_clone(tmp_path):
     made = arena(clone, "new", NAME, "--language", "Nim", timeout_s=60)
     assert made.returncode == 0, made.stdout + made.stderr
     folder = clone / "servers" / NAME
-    shutil.copytree(clone / "docs" / "examples" / NAME, folder, dirs_exist_ok=True)  # the clone's copy: what was committed
+    # the clone's copy of the example: what was committed
+    shutil.copytree(clone / "docs" / "examples" / NAME, folder, dirs_exist_ok=True)
 
     deps = run(["scripts/deps", "entry", NAME], clone, DEPS_S)
     if deps.returncode != 0 and os.geteuid() != 0 and shutil.which(NAME) is None:
