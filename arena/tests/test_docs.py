@@ -81,7 +81,7 @@ def test_arena_row_chart_into_a_missing_directory_is_one_line_and_exit_2(tmp_pat
 
 
 DOCS = sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md") if "examples" not in p.parts)
-PAGES = ["README.md", "CONTRIBUTING.md", "arena/README.md", *DOCS]
+PAGES = ["README.md", "CONTRIBUTING.md", "arena/README.md", "servers/rust/README.md", *DOCS]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -93,7 +93,8 @@ def test_every_relative_link_leads_to_a_file(page):
 
 
 def test_every_docs_page_is_reachable_by_links_from_the_readme():
-    """docs/*.md linked from the README itself; docs/arena/*.md through arena/README.md."""
+    """docs/*.md linked from the README itself; docs/arena/ and docs/rust/ through the READMEs of
+    arena/ and servers/rust/."""
     reached, todo = set(), [README]
     while todo and len(reached) < 200:  # bounded: the repository has far fewer pages
         page = todo.pop()
