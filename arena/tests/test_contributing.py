@@ -1,5 +1,6 @@
 """CONTRIBUTING.md: every `arena` command it shows parses against the real command line, and
-each subcommand it uses is run by a test (named here); its entry.toml example loads."""
+each subcommand it uses is run by a test (named here); its entry.toml example loads and is the
+one in docs/examples/nim/."""
 
 import re
 import shlex
@@ -65,6 +66,11 @@ def test_the_checks_table_names_every_item_of_arena_check():
     text = GUIDE.read_text()
     for item in ITEMS:
         assert f"| {item} |" in text
+
+
+def test_the_entry_toml_the_guide_shows_is_the_examples():
+    (shown,) = code_blocks("toml")
+    assert shown == (REPO / "docs" / "examples" / "nim" / "entry.toml").read_text()
 
 
 def test_the_entry_toml_example_loads_and_shows_every_key(tmp_path):

@@ -1,6 +1,6 @@
 """CONTRIBUTING.md's example, tried end to end as a contributor would: in a clone of the
-repository, `arena new nim`, the guide's entry.toml and every file of its appendix written
-into the skeleton (taken from the markdown, so that the guide and this test cannot drift),
+repository, `arena new nim`, then the example's folder (docs/examples/nim/, the files the guide
+walks through and links to) copied over the skeleton,
 `scripts/deps entry nim` (as `make check NAME=nim` runs it), a quick bench whose
 `arena row nim` is pasted into the entry's README, then `arena check nim` must pass every item.
 
@@ -9,7 +9,6 @@ Every step is bounded by its own timeout.
 """
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -20,19 +19,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "CONTRIBUTING.md"
 NAME = "nim"
+EXAMPLE = REPO / "docs" / "examples" / NAME  # what servers/nim/ holds once the example is written
 # seconds per step: the clone, the toolchain (apt), a quick bench, arena check (build, suite, tests)
 CLONE_S, DEPS_S, BENCH_S, CHECK_S = 120, 900, 600, 1800
 
 
-def example_files() -> dict[str, str]:
-    """The appendix's blocks, ```LANG file=PATH, as {PATH relative to the entry: text}."""
-    blocks = re.findall(r"```\w+ file=(\S+)\n(.*?)```", GUIDE.read_text(), re.S)
-    return {path: text for path, text in blocks}
-
-
-def example_manifest() -> str:
-    (toml,) = re.findall(r"```toml\n(.*?)```", GUIDE.read_text(), re.S)
-    return toml
+def example_files() -> list[str]:
+    """The example's files, as paths relative to its folder."""
+    return sorted(str(p.relative_to(EXAMPLE)) for p in EXAMPLE.rglob("*") if p.is_file())
 
 
 def run(args: list[str], cwd: Path, timeout_s: int) -> subprocess.CompletedProcess:
@@ -47,10 +41,14 @@ def arena(clone: Path, *args: str, timeout_s: int) -> subprocess.CompletedProces
     return run([sys.executable, "-m", "arena.cli", "--repo", str(clone), *args], clone, timeout_s)
 
 
-def test_the_guide_shows_an_entry_whole():
+def test_the_guide_links_every_file_of_the_example_and_the_example_is_an_entry_whole():
     files = example_files()
-    assert {"build", "tests/all.nim", "src/renard.nim"} <= set(files), sorted(files)
-    manifest = example_manifest()
+    assert {"entry.toml", "build", "tests/all.nim", "src/renard.nim"} <= set(files), files
+    assert os.access(EXAMPLE / "build", os.X_OK)
+    guide = GUIDE.read_text()
+    unlinked = [f for f in files if f"](docs/examples/{NAME}/{f})" not in guide]
+    assert not unlinked, f"CONTRIBUTING.md links none of {unlinked}"
+    manifest = (EXAMPLE / "entry.toml").read_text()
     assert 'build = ["./build"]' in manifest and f'name = "{NAME}"' in manifest
 
 
@@ -63,11 +61,8 @@ def test_the_guides_example_passes_arena_check_in_a_fresh_clone(tmp_path):
     made = arena(clone, "new", NAME, "--language", "Nim", timeout_s=60)
     assert made.returncode == 0, made.stdout + made.stderr
     folder = clone / "servers" / NAME
-    (folder / "entry.toml").write_text(example_manifest())
-    for path, text in example_files().items():
-        (folder / path).parent.mkdir(parents=True, exist_ok=True)
-        (folder / path).write_text(text)
-    (folder / "build").chmod(0o755)
+    # the clone's copy of the example: what was committed
+    shutil.copytree(clone / "docs" / "examples" / NAME, folder, dirs_exist_ok=True)
 
     deps = run(["scripts/deps", "entry", NAME], clone, DEPS_S)
     if deps.returncode != 0 and os.geteuid() != 0 and shutil.which(NAME) is None:

@@ -94,7 +94,7 @@ def _machine_fault(dropped_before: int | None) -> str:
         return ""
     return (
         f"the machine, not the entry: the kernel dropped {dropped} packets of new connections, "
-        "its connection-tracking table full (nf_conntrack_max; see arena/README.md)"
+        "its connection-tracking table full (nf_conntrack_max; see docs/arena/method.md)"
     )
 
 

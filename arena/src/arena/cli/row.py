@@ -1,7 +1,8 @@
 """`arena row NAME…`: the entries' rows of the README's results table, from a run (default
 results/latest) and the system-call counts written into it (RUN/syscalls/syscalls.json, when
 there), in the README's columns and formats (report/readme.py): the header once, then one line
-per entry, in the order given; no NAME: every entry in the README's order."""
+per entry, in the order given; no NAME: every entry in the README's order. --chart FILE also
+writes the picture of those rows (report/svg.ranking_chart), the README's docs/results.svg."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import click
 
 from ..core.model import Run
-from ..report import build, readme
+from ..report import build, readme, svg
 from .common import Failure
 
 
@@ -31,8 +32,15 @@ def read_run(path: Path) -> Run:
     default=None,
     help="A results/<run-id> directory or its run.json (default: results/latest).",
 )
+@click.option(
+    "--chart",
+    "chart_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    default=None,
+    help="Also write the rows' chart (capped keep-alive CPU µs per request) to this SVG file.",
+)
 @click.pass_context
-def row_cmd(ctx, names, run_path):
+def row_cmd(ctx, names, run_path, chart_path):
     """Print NAMEs' rows of the README's results table, computed from a run."""
     path = run_path or ctx.obj["repo"] / "results" / "latest"
     if run_path is None and not path.exists():
@@ -49,6 +57,11 @@ def row_cmd(ctx, names, run_path):
         raise click.BadParameter(f"run {run.run_id} has no entry {absent[0]!r} (it has {known})", param_hint="'NAME'")
     if run.config.quick:
         click.echo(f"arena: run {run.run_id} is a quick run: its figures are not for the README", err=True)
+    if chart_path is not None and not chart_path.parent.is_dir():
+        raise click.BadParameter(f"{chart_path.parent}: no such directory", param_hint="'--chart'")
+    order = list(names) or readme.readme_order(view)
     click.echo(readme.HEADER)
-    for name in names or readme.readme_order(view):
+    for name in order:
         click.echo(readme.row(view, name, syscalls))
+    if chart_path is not None:
+        chart_path.write_text(svg.ranking_chart(view, order, readme.CAPPED) + "\n")

@@ -217,3 +217,33 @@ def rss_chart(view: View) -> str:
         fmt.size,
         series_order=KINDS,
     )
+
+
+# What the report's page gives its charts (html.CSS), for a chart that stands alone as a file:
+# its own fonts, strokes and a white ground (a README in a dark theme would hide black text).
+STANDALONE_STYLE = (
+    "<style>text{font-family:system-ui,sans-serif;font-size:12px;fill:#222}.heading{font-weight:600;font-size:13px}"
+    ".tick{fill:#555;font-size:11px}.grid{stroke:#e6e6e6}.whisker{stroke:#222;stroke-width:1.2;fill:none}"
+    ".value{fill:#333;font-size:11px}.missing{fill:#888;font-style:italic}</style>"
+    '<rect width="100%" height="100%" fill="#fff"/>'
+)
+
+
+def ranking_chart(view: View, names: list[str], mode: str) -> str:
+    """The README's picture of its table: one bar per entry of names (in that order), the
+    server's CPU µs per request in mode (median, min–max whisker), coloured by kind; a
+    self-contained SVG file (STANDALONE_STYLE). Raises KeyError for a name the run lacks."""
+    rows = {r.entry.name: r for mv in view.modes if mv.mode.name == mode for r in mv.rows}
+    groups = []
+    for name in names:
+        entry, row = view.run.entry(name), rows.get(name)
+        if entry is None:
+            raise KeyError(name)
+        cpu = row.cpu if row is not None else None  # as the table's cell (readme.cells)
+        note = (row.reason if row is not None else None) or f"not measured in {mode}"
+        bar = Bar(entry.kind, cpu.median, cpu.lo, cpu.hi) if cpu else Bar(entry.kind, None, note=note)
+        groups.append(Group(fmt.text(name), [bar]))
+    title = f"Server CPU µs per request, {mode}, lower is better (run {view.run.run_id})"
+    chart = bar_chart(title, "cpu_us_per_req", groups, fmt.us, mode, KINDS)
+    opening = chart.index(">") + 1
+    return chart[:opening] + STANDALONE_STYLE + chart[opening:]

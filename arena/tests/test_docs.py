@@ -1,0 +1,112 @@
+"""The documents stay true: the README's results table and its chart are what the arena prints
+and draws from the run archived beside them (docs/runs/), every relative link of the README,
+CONTRIBUTING and docs/ leads to a file, every docs/ page is reachable from the README, and the
+two pages keep their sizes (issue 41: README ≤ 200 lines, CONTRIBUTING ≤ 300).
+
+When the table's columns change (report/readme.py), regenerate both from the archive:
+    tar xJf docs/runs/RUN.tar.xz -C /tmp/RUN && arena row --run /tmp/RUN --chart docs/results.svg
+and paste the rows under the README's header."""
+
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from arena.core.model import Run
+from arena.report import build, readme, svg
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+CHART = REPO / "docs" / "results.svg"
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")  # a markdown link's target, anchor dropped
+
+
+def archived_run(tmp_path: Path) -> Path:
+    """The run the README's table names (its `run YYYYMMDD-HHMMSS`), unpacked from docs/runs/."""
+    (run_id,) = set(re.findall(r"docs/runs/(\d{8}-\d{6})\.tar\.xz", README.read_text()))
+    with tarfile.open(REPO / "docs" / "runs" / f"{run_id}.tar.xz") as archive:
+        archive.extractall(tmp_path, filter="data")
+    return tmp_path
+
+
+def readme_table() -> list[str]:
+    """The README's results table: its header's two lines, then every row up to the blank line."""
+    lines = README.read_text().splitlines()
+    start = lines.index(readme.HEADER.splitlines()[0])
+    end = lines.index("", start)
+    return lines[start:end]
+
+
+def test_the_readme_table_is_what_arena_row_prints_from_the_archived_run(tmp_path):
+    run_dir = archived_run(tmp_path)
+    view = build(Run.read(run_dir))
+    syscalls = readme.syscall_counts(run_dir)
+    printed = [*readme.HEADER.splitlines(), *(readme.row(view, n, syscalls) for n in readme.readme_order(view))]
+    assert readme_table() == printed
+
+
+def test_the_readme_chart_is_what_the_arena_draws_from_the_archived_run(tmp_path):
+    view = build(Run.read(archived_run(tmp_path)))
+    assert CHART.read_text() == svg.ranking_chart(view, readme.readme_order(view), readme.CAPPED) + "\n"
+    assert f"]({CHART.relative_to(REPO)})" in README.read_text()
+
+
+def test_arena_row_chart_draws_one_bar_per_row_in_the_rows_order(tmp_path):
+    run_dir = archived_run(tmp_path / "run")
+    chart = tmp_path / "chart.svg"
+    p = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "row", "rust", "php-fpm", "--run", str(run_dir), "--chart", str(chart)],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    drawn = chart.read_text()
+    labels = re.findall(r'class="label">([^<]*)<', drawn)
+    assert labels == ["rust", "php-fpm"]
+    assert drawn.startswith("<svg ") and "<style>" in drawn and "run 20261128-040402" in drawn
+    assert "4.44" in drawn and "68.4" in drawn  # the medians of the two rows' CPU cells
+
+
+def test_arena_row_chart_into_a_missing_directory_is_one_line_and_exit_2(tmp_path):
+    p = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "row", "--run", str(archived_run(tmp_path)), "--chart", "/none/c.svg"],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 2 and "'--chart'" in p.stderr and "no such directory" in p.stderr, p.stderr
+    assert p.stdout == ""
+
+
+DOCS = sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md") if "examples" not in p.parts)
+PAGES = ["README.md", "CONTRIBUTING.md", "arena/README.md", "servers/rust/README.md", *DOCS]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_relative_link_leads_to_a_file(page):
+    path = REPO / page
+    targets = [t for t in LINK.findall(path.read_text()) if "://" not in t]
+    missing = [t for t in targets if not (path.parent / t).exists()]
+    assert not missing, f"{page}: {missing}"
+
+
+def test_every_docs_page_is_reachable_by_links_from_the_readme():
+    """docs/*.md linked from the README itself; docs/arena/ and docs/rust/ through the READMEs of
+    arena/ and servers/rust/."""
+    reached, todo = set(), [README]
+    while todo and len(reached) < 200:  # bounded: the repository has far fewer pages
+        page = todo.pop()
+        if page in reached or page.suffix != ".md" or not page.is_file():
+            continue
+        reached.add(page)
+        todo += [(page.parent / t).resolve() for t in LINK.findall(page.read_text()) if "://" not in t]
+    unreached = [d for d in DOCS if REPO / d not in reached]
+    assert DOCS and not unreached, unreached
+    assert {f"docs/{p.name}" for p in (REPO / "docs").glob("*.md")} <= set(LINK.findall(README.read_text()))
+
+
+def test_the_readme_and_contributing_keep_their_sizes():
+    assert len(README.read_text().splitlines()) <= 200
+    assert len((REPO / "CONTRIBUTING.md").read_text().splitlines()) <= 300
