@@ -28,6 +28,7 @@ except ImportError:  # the standard loop serves
 
 SHUTDOWN_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 TICK_OFFSET = 0.001  # the timer runs this long after each whole wall-clock second
+MAX_QUEUED = 65536  # the longest listen queue Linux allows (somaxconn at most 65535)
 LISTENERS_WAIT_S = 0.25  # longest wait, at the drain, for the other workers' listeners to close
 
 
@@ -81,6 +82,7 @@ class Worker:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.server: asyncio.Server | None = None
         self.drain_ends: float | None = None
+        self.queued = 0  # taken from the listener's queue at the drain, not yet opened
 
     def draw(self) -> int:
         """k uniform in 1..N: a 64-bit draw mod N (bias below 2**-44 for N <= 10**6)."""
@@ -145,8 +147,10 @@ class Worker:
 
     def opened(self, conn: Connection) -> None:
         self.conns.add(conn)
-        if self.shutting_down:
-            self.drop(conn)
+        if self.queued:
+            self.queued -= 1
+        if self.shutting_down and time.monotonic() >= self.drain_ends:
+            self.drop(conn)  # the window is over (a queued one, with --drain-timeout 0)
             return
         self.move(conn, self.idle_conns)
         if self.counter.add(1) > self.config.max_connections and not self.evict(conn):
@@ -157,7 +161,7 @@ class Worker:
             self.conns.discard(conn)
             self.counter.add(-1)
         self.not_a_candidate(conn)
-        if self.shutting_down and not self.conns:
+        if self.shutting_down and not self.conns and not self.queued:
             self.loop.stop()
 
     def move(self, conn: Connection, candidates: dict) -> None:
@@ -207,7 +211,7 @@ class Worker:
         self.drain_ends = time.monotonic() + window
         self.loop.call_later(window, self.end_drain)
         self.loop.call_later(window + 0.9, self.loop.stop)
-        if not self.conns:
+        if not self.conns and not self.queued:
             self.loop.stop()
 
     def close_listener(self) -> None:
@@ -217,9 +221,10 @@ class Worker:
         LISTENERS_WAIT_S, until every worker has done the same before answering anything: a
         client told to close must not reconnect to a sibling that has not seen the signal."""
         with contextlib.suppress(OSError):  # BlockingIOError: the queue is empty
-            while True:
+            for _ in range(MAX_QUEUED):
                 conn, _ = self.sock.accept()
                 conn.setblocking(False)
+                self.queued += 1
                 self.loop.create_task(self.loop.connect_accepted_socket(self.factory, conn))
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RD)
