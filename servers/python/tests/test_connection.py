@@ -127,9 +127,9 @@ def test_shutdown_answers_with_connection_close():
 def test_a_connection_opened_in_the_drain_window_is_served_with_close():
     # One the drain took from the listener's queue (SPEC §7.6): opened a turn after the signal.
     w = worker()
-    w.shutting_down, w.drain_ends, w.queued = True, time.monotonic() + 60, 1
+    w.shutting_down, w.drain_ends, w.opening = True, time.monotonic() + 60, 1
     conn, transport = connect(w)
-    assert not transport.aborted and w.queued == 0
+    assert not transport.aborted and w.opening == 0
     conn.data_received(GET)
     assert b"\r\nConnection: close\r\n\r\n" in transport.writes[0]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import random
 import signal
@@ -82,7 +81,9 @@ class Worker:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.server: asyncio.Server | None = None
         self.drain_ends: float | None = None
-        self.queued = 0  # taken from the listener's queue at the drain, not yet opened
+        # Accepted (the protocol made) but not yet opened: the loop runs connection_made a
+        # turn or more later, and the drain must not end with one of them pending.
+        self.opening = 0
 
     def draw(self) -> int:
         """k uniform in 1..N: a 64-bit draw mod N (bias below 2**-44 for N <= 10**6)."""
@@ -94,7 +95,7 @@ class Worker:
         """Serve on the listening `sock` until the drain ends."""
         self.loop = loop
         self.sock = sock
-        self.factory = functools.partial(Connection, self)
+        self.factory = self.new_connection
         self.server = loop.run_until_complete(
             loop.create_server(self.factory, sock=sock, backlog=4096))
         for signum in SHUTDOWN_SIGNALS:
@@ -145,10 +146,15 @@ class Worker:
 
     # --- connections (called by Connection) ----------------------------------------------
 
+    def new_connection(self) -> Connection:
+        """The protocol factory: one Connection per accepted socket."""
+        self.opening += 1
+        return Connection(self)
+
     def opened(self, conn: Connection) -> None:
         self.conns.add(conn)
-        if self.queued:
-            self.queued -= 1
+        if self.opening:  # 0 for a Connection made without the factory (the unit tests)
+            self.opening -= 1
         if self.shutting_down and time.monotonic() >= self.drain_ends:
             self.drop(conn)  # the window is over (a queued one, with --drain-timeout 0)
             return
@@ -161,7 +167,7 @@ class Worker:
             self.conns.discard(conn)
             self.counter.add(-1)
         self.not_a_candidate(conn)
-        if self.shutting_down and not self.conns and not self.queued:
+        if self.shutting_down and not self.conns and not self.opening:
             self.loop.stop()
 
     def move(self, conn: Connection, candidates: dict) -> None:
@@ -211,7 +217,7 @@ class Worker:
         self.drain_ends = time.monotonic() + window
         self.loop.call_later(window, self.end_drain)
         self.loop.call_later(window + 0.9, self.loop.stop)
-        if not self.conns and not self.queued:
+        if not self.conns and not self.opening:
             self.loop.stop()
 
     def close_listener(self) -> None:
@@ -224,7 +230,6 @@ class Worker:
             for _ in range(MAX_QUEUED):
                 conn, _ = self.sock.accept()
                 conn.setblocking(False)
-                self.queued += 1
                 self.loop.create_task(self.loop.connect_accepted_socket(self.factory, conn))
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RD)
