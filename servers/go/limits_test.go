@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,37 @@ func TestDrainAnswersWithCloseThenCloses(t *testing.T) {
 	if elapsed := time.Since(began); elapsed > cfg.drainTimeout+time.Second {
 		t.Fatalf("drain took %v", elapsed)
 	}
+}
+
+// TestDrainServesConnectionsQueuedOnTheListener: connections whose handshake the kernel
+// completed but nobody accepted (no accept goroutine runs here) are answered with close,
+// not reset by the listener's close (SPEC §7.6).
+func TestDrainServesConnectionsQueuedOnTheListener(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("acceptQueued takes the queue on Linux only")
+	}
+	cfg := testConfig()
+	cfg.drainTimeout = 500 * time.Millisecond
+	ln, err := net.Listen("tcp", cfg.listen.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	s := newServer(cfg, ln)
+	queued := make([]net.Conn, 3)
+	for i := range queued {
+		queued[i] = dial(t, ln.Addr().String())
+		queued[i].Write([]byte("GET / HTTP/1.1\r\nHost: a\r\n\r\n"))
+	}
+	time.Sleep(50 * time.Millisecond)
+	end := s.drain()
+	for i, c := range queued {
+		got, closed := readAll(c, time.Second)
+		if !closed || !strings.HasPrefix(got, "HTTP/1.1 302 Found\r\n") || !strings.HasSuffix(got, "Connection: close\r\n\r\n") {
+			t.Errorf("queued connection %d: %q closed %v", i, got, closed)
+		}
+	}
+	s.wait(end.Add(900 * time.Millisecond))
 }
 
 // TestDrainWithZeroWindowClosesIdleAtOnce: --drain-timeout 0.

@@ -211,6 +211,7 @@ func (s *server) drain() time.Time {
 	end := time.Now().Add(window)
 	s.drainEnd.Store(s.nanos(end))
 	s.draining.Store(true)
+	s.acceptQueued()
 	s.listener.Close()
 	s.mu.Lock()
 	for _, c := range s.conns {

@@ -183,9 +183,10 @@ package body Renard.Servers is
       return Best;
    end Choose_Victim;
 
-   --  Accept every pending connection and read it; at the cap, make room by eviction or
-   --  close the new one at once, without reading (SPEC §7.5).
-   procedure Accept_All (W : in out Worker; Cap : Positive) is
+   --  Accept every pending connection and read it (Read_At_Once false: its first read is
+   --  left to the next epoll_wait, which reports what arrived before the registration); at
+   --  the cap, make room by eviction or close the new one at once, without reading (SPEC §7.5).
+   procedure Accept_All (W : in out Worker; Cap : Positive; Read_At_Once : Boolean := True) is
       Socket   : OS.FD;
       Result   : OS.Accept_Result;
       Admitted : Boolean;
@@ -223,7 +224,9 @@ package body Renard.Servers is
                   --  Read it at once: a client's request is usually there already, and a
                   --  connection whose request is answered is not the one the next
                   --  arrival at the cap evicts.
-                  Settle (W, I, On_Readable (W.Table.Conns (I), W.Env, False));
+                  Settle (W, I, (if Read_At_Once
+                                 then On_Readable (W.Table.Conns (I), W.Env, False)
+                                 else Keep));
                end if;
             end if;
          end if;
@@ -257,6 +260,10 @@ package body Renard.Servers is
       OS.Epoll_Delete (W.Poll, S.Shutdown);
       W.Drain_End := W.Env.Now
         + Nanoseconds'Min (S.Settings.Drain_Timeout, S.Settings.Header_Timeout);
+      --  What the kernel queued on the listener is open already, and closing the listener
+      --  would reset it: accepted now, read by the drain's epoll_wait (answers wait for
+      --  every loop's listener to close).
+      Accept_All (W, S.Settings.Max_Connections, Read_At_Once => False);
       OS.Close (W.Listener);
       W.Listener := OS.No_FD;
       Closed_Listeners.Add (S.Settings.Threads);

@@ -107,6 +107,25 @@ class BunTransport {
   }
 }
 
+/** Connections the listener has handed over, for acceptQueued. */
+let accepted = 0;
+
+/** Bounds the timer turns acceptQueued waits: the longest queue Linux allows (somaxconn is
+ * at most 65535). */
+const MAX_QUEUED = 65536;
+
+/** Resolves once the kernel's queue on the listener is empty: connections queued there at
+ * the signal are open ones, which closing the listener would reset (SPEC §7.6). Bun has no
+ * accept call of its own; its loop accepts while the listener is readable, so a timer turn
+ * in which nothing was accepted means the queue is empty. */
+async function acceptQueued() {
+  for (let turns = 0; turns < MAX_QUEUED; turns++) {
+    const seen = accepted;
+    await sleep(0);
+    if (accepted === seen) return;
+  }
+}
+
 let listener;
 try {
   listener = Bun.listen({
@@ -116,6 +135,7 @@ try {
     allowHalfOpen: true,
     socket: {
       open(socket) {
+        accepted++;
         const transport = new BunTransport(socket);
         const connection = hub.accept(transport);
         if (connection === null) {
@@ -169,8 +189,9 @@ fromPrimary?.then(() => shutdown("SIGTERM"));
 async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
-  listener.stop(false);
   hub.hold();
+  await acceptQueued();
+  listener.stop(false);
   if (index === 0) {
     for (const child of children) child.kill(signal);
     await Promise.all(children.map((child) => waitForWord(child.stdout, "stopped", HANDSHAKE_WAIT)));

@@ -52,6 +52,8 @@ export class Hub {
      * drain() answers them with `Connection: close`. No answer after the signal lacks it,
      * and no client is told to close while a sibling still listens (SPEC §7.6). */
     this.holding = false;
+    /** The drain window is over: a connection accepted now is closed at once. */
+    this.windowOver = false;
     /** Called once every connection is gone after the drain began. */
     this.onDrained = () => {};
     this.random = new RandomDraws();
@@ -64,13 +66,15 @@ export class Hub {
   /**
    * A new connection: make room at the cap by evicting the open connection least likely
    * to be a client (SPEC §7.5); null when none can be chosen: the caller closes the new
-   * one at once, without reading.
+   * one at once, without reading. After the signal, a connection the listener had queued
+   * is an open one (SPEC §7.6): held, then served with `Connection: close`, until the
+   * drain window is over.
    * @param {Transport} transport
    * @returns {Connection | null}
    */
   accept(transport) {
     this.lastEvicted = null;
-    if (this.shuttingDown || this.holding) return null;
+    if (this.windowOver) return null;
     if (this.connections.size >= this.config.maxConnections) {
       const victim = this.evictionCandidate();
       if (victim === null) return null;
@@ -138,6 +142,7 @@ export class Hub {
     for (const c of [...this.connections]) c.release();
     const window = Math.min(this.config.drainTimeout, this.config.headerTimeout);
     const closeWaiting = () => {
+      this.windowOver = true;
       for (const c of this.connections) if (c.hasNoRequest()) c.destroy();
       this.checkDrained();
     };

@@ -218,12 +218,13 @@ fromPrimary?.then(() => shutdown("SIGTERM"));
 async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
+  hub.hold();
+  await acceptQueued();
   try {
     listener.close();
   } catch {
     // already closed
   }
-  hub.hold();
   // Deno releases the listening descriptor only once the pending accept has settled (a
   // connection made before that waits in the kernel's queue, then is reset): this process
   // has stopped listening when the accept loop has ended, not when close() returns.
@@ -261,6 +262,26 @@ if (index === 0) Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundP
 /** Settles when the accept loop has ended, after the signal closed the listener. */
 const acceptEnded = acceptUntilClosed();
 
+/** Connections the accept loop has taken, for acceptQueued. */
+let accepted = 0;
+
+/** Bounds the timer turns acceptQueued waits: the longest queue Linux allows (somaxconn is
+ * at most 65535). */
+const MAX_QUEUED = 65536;
+
+/** Resolves once the kernel's queue on the listener is empty: connections queued there at
+ * the signal are open ones, which closing the listener would reset (SPEC §7.6). Deno has
+ * no non-blocking accept; the pending accept() resolves at once while the queue holds a
+ * connection (tokio retries the accept until it would block), so a timer turn with no
+ * accept means the queue is empty. */
+async function acceptQueued() {
+  for (let turns = 0; turns < MAX_QUEUED; turns++) {
+    const seen = accepted;
+    await sleep(0);
+    if (accepted === seen) return;
+  }
+}
+
 async function acceptUntilClosed() {
   for (;;) {
     let conn;
@@ -270,6 +291,7 @@ async function acceptUntilClosed() {
       if (signalled) return;
       continue;
     }
+    accepted++;
     const transport = new DenoTransport(conn);
     const connection = hub.accept(transport);
     const evicted = /** @type {DenoTransport | null} */ (hub.lastEvicted);

@@ -16,6 +16,9 @@ const config = configure({
   stderr: (text) => process.stderr.write(text),
   exit: (status) => process.exit(status),
 });
+/** Bounds the turns the drain waits for the listener's queue to empty: the longest queue
+ * Linux allows (net.core.somaxconn is at most 65535). */
+const MAX_QUEUED = 65536;
 const workers = Math.min(config.threads, config.maxConnections);
 
 if (workers > 1 && cluster.isPrimary) superviseWorkers();
@@ -25,7 +28,9 @@ else serve(cluster.isWorker ? Number(process.env.RENARD_WORKER_INDEX) : 0);
 function serve(index) {
   const cap = capPerWorker(config.maxConnections, workers, index);
   const { hub, stopSweep } = startHub({ ...config, maxConnections: cap });
+  let accepted = 0; // connections the listener handed over, for the drain's queue check
   const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+    accepted++;
     const connection = hub.accept(transportOf(socket));
     if (connection === null) {
       socket.destroy();
@@ -60,12 +65,25 @@ function serve(index) {
   const shutdown = () => {
     if (signalled) return;
     signalled = true;
-    server.close();
     hub.hold();
-    if (!cluster.isWorker) return drain();
-    process.on("message", (message) => message === "drain" && drain());
-    setTimeout(drain, HANDSHAKE_WAIT);
-    process.send?.("stopped");
+    // Connections the kernel queued on the listener are open ones: closing it would reset
+    // them. Node has no accept call of its own, and its loop accepts one connection per
+    // turn while the listener is readable (seen: 1 of 20 queued per turn, Node 20), so the
+    // listener closes after a whole turn that accepted nothing: the queue is empty.
+    let seen = -1; // the first check always waits for a whole turn
+    let turns = 0;
+    const closeOnceQueueEmpty = () => {
+      if (accepted !== seen && ++turns <= MAX_QUEUED) {
+        seen = accepted;
+        return setImmediate(closeOnceQueueEmpty);
+      }
+      server.close();
+      if (!cluster.isWorker) return drain();
+      process.on("message", (message) => message === "drain" && drain());
+      setTimeout(drain, HANDSHAKE_WAIT);
+      process.send?.("stopped");
+    };
+    setImmediate(closeOnceQueueEmpty);
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);

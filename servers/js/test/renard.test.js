@@ -380,19 +380,29 @@ test("a request read between the signal and the drain is held, then answered wit
   const a = h.accept(asks);
   const b = h.accept(asksThenShuts);
   h.hold();
-  assert.equal(h.accept(new FakeTransport()), null);
+  const queued = new FakeTransport(); // taken from the listener's queue after the signal
+  const q = h.accept(queued);
+  assert.notEqual(q, null);
   a.onData(ascii(`GET / HTTP/1.1\r\n${H}\r\n`));
   b.onData(ascii(`GET /?seed=fox HTTP/1.1\r\n${H}\r\n`));
   b.onEnd();
+  q.onData(ascii(`GET / HTTP/1.1\r\n${H}\r\n`));
   h.advance(60_000); // no deadline fires on a held request
-  assert.deepEqual([asks.writes, asksThenShuts.writes, asks.paused, asks.state, asksThenShuts.state],
-    [[], [], true, "open", "open"]);
+  assert.deepEqual([asks.writes, asksThenShuts.writes, queued.writes, asks.paused, asks.state, asksThenShuts.state],
+    [[], [], [], true, "open", "open"]);
   h.drain(() => {});
-  for (const t of [asks, asksThenShuts]) {
+  for (const t of [asks, asksThenShuts, queued]) {
     assert.deepEqual(t.statuses(), [302]);
     assert.match(t.writes.join(""), /Content-Length: 0\r\nConnection: close\r\n\r\n$/u);
     assert.notEqual(t.state, "open");
   }
+});
+
+test("a connection accepted once the drain window is over is refused", () => {
+  const h = hub({ drainTimeout: 0 }); // the window is over as the drain begins
+  assert.notEqual(h.accept(new FakeTransport()), null);
+  h.drain(() => {});
+  assert.equal(h.accept(new FakeTransport()), null);
 });
 
 // --- SPEC §1: the command line ---------------------------------------------------------------

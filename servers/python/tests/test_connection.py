@@ -2,6 +2,7 @@
 per read, bodies skipped, closing and lingering, the output bound, eviction order."""
 
 import re
+import time
 
 from renard_py import config
 from renard_py.connection import CLOSING, LINGERING, OPEN, Connection
@@ -121,6 +122,23 @@ def test_shutdown_answers_with_connection_close():
     w.shutting_down = True
     conn.data_received(GET)
     assert b"\r\nConnection: close\r\n\r\n" in transport.writes[0]
+
+
+def test_a_connection_opened_in_the_drain_window_is_served_with_close():
+    # One the drain took from the listener's queue (SPEC §7.6): opened a turn after the signal.
+    w = worker()
+    w.shutting_down, w.drain_ends, w.opening = True, time.monotonic() + 60, 1
+    conn, transport = connect(w)
+    assert not transport.aborted and w.opening == 0
+    conn.data_received(GET)
+    assert b"\r\nConnection: close\r\n\r\n" in transport.writes[0]
+
+
+def test_a_connection_opened_after_the_drain_window_is_dropped():
+    w = worker()
+    w.shutting_down, w.drain_ends = True, time.monotonic() - 1
+    _, transport = connect(w)
+    assert transport.aborted and transport.writes == []
 
 
 def test_eviction_takes_lingering_then_earliest_partial_then_longest_idle():

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import os
 import random
 import signal
@@ -28,6 +27,7 @@ except ImportError:  # the standard loop serves
 
 SHUTDOWN_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 TICK_OFFSET = 0.001  # the timer runs this long after each whole wall-clock second
+MAX_QUEUED = 65536  # the longest listen queue Linux allows (somaxconn at most 65535)
 LISTENERS_WAIT_S = 0.25  # longest wait, at the drain, for the other workers' listeners to close
 
 
@@ -81,6 +81,9 @@ class Worker:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.server: asyncio.Server | None = None
         self.drain_ends: float | None = None
+        # Accepted (the protocol made) but not yet opened: the loop runs connection_made a
+        # turn or more later, and the drain must not end with one of them pending.
+        self.opening = 0
 
     def draw(self) -> int:
         """k uniform in 1..N: a 64-bit draw mod N (bias below 2**-44 for N <= 10**6)."""
@@ -92,7 +95,7 @@ class Worker:
         """Serve on the listening `sock` until the drain ends."""
         self.loop = loop
         self.sock = sock
-        self.factory = functools.partial(Connection, self)
+        self.factory = self.new_connection
         self.server = loop.run_until_complete(
             loop.create_server(self.factory, sock=sock, backlog=4096))
         for signum in SHUTDOWN_SIGNALS:
@@ -143,10 +146,17 @@ class Worker:
 
     # --- connections (called by Connection) ----------------------------------------------
 
+    def new_connection(self) -> Connection:
+        """The protocol factory: one Connection per accepted socket."""
+        self.opening += 1
+        return Connection(self)
+
     def opened(self, conn: Connection) -> None:
         self.conns.add(conn)
-        if self.shutting_down:
-            self.drop(conn)
+        if self.opening:  # 0 for a Connection made without the factory (the unit tests)
+            self.opening -= 1
+        if self.shutting_down and time.monotonic() >= self.drain_ends:
+            self.drop(conn)  # the window is over (a queued one, with --drain-timeout 0)
             return
         self.move(conn, self.idle_conns)
         if self.counter.add(1) > self.config.max_connections and not self.evict(conn):
@@ -157,7 +167,7 @@ class Worker:
             self.conns.discard(conn)
             self.counter.add(-1)
         self.not_a_candidate(conn)
-        if self.shutting_down and not self.conns:
+        if self.shutting_down and not self.conns and not self.opening:
             self.loop.stop()
 
     def move(self, conn: Connection, candidates: dict) -> None:
@@ -207,7 +217,7 @@ class Worker:
         self.drain_ends = time.monotonic() + window
         self.loop.call_later(window, self.end_drain)
         self.loop.call_later(window + 0.9, self.loop.stop)
-        if not self.conns:
+        if not self.conns and not self.opening:
             self.loop.stop()
 
     def close_listener(self) -> None:
@@ -217,7 +227,7 @@ class Worker:
         LISTENERS_WAIT_S, until every worker has done the same before answering anything: a
         client told to close must not reconnect to a sibling that has not seen the signal."""
         with contextlib.suppress(OSError):  # BlockingIOError: the queue is empty
-            while True:
+            for _ in range(MAX_QUEUED):
                 conn, _ = self.sock.accept()
                 conn.setblocking(False)
                 self.loop.create_task(self.loop.connect_accepted_socket(self.factory, conn))

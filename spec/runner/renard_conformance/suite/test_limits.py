@@ -11,6 +11,7 @@ floods, soak, hostile bytes) is test_robustness.py.
 from __future__ import annotations
 
 import contextlib
+import os
 import select
 import signal
 import socket
@@ -27,6 +28,8 @@ from .support import (
     announces_close,
     ask,
     client_that_does_not_read,
+    raise_fd_limit,
+    read_response,
     refused_by,
     refused_or_closed_unanswered,
     send_until_stalled,
@@ -408,3 +411,104 @@ def test_drain_window_is_bounded_by_the_header_timeout(base_argv, request):
             assert conn.closed and not conn.received, "the idle connection was answered or left open"
         finally:
             conn.close()
+
+
+QUEUED_EACH = 3  # connections of each asking kind held in the listener's queue
+# Silent connections queued first, ahead of the asking ones: a loop that accepts a few
+# before its signal handler runs still leaves the asking ones in the queue at the close.
+# Fewer than the smallest listen backlog seen (511: Deno, Node; all may land on one listener).
+QUEUED_SILENT = 400
+QUEUED_DRAIN_S = 2.0  # --drain-timeout (the window: header timeout is 60)
+QUEUED_SETTLE_S = 0.2  # for the kernel to take the early requests into the queued sockets
+
+
+@pytest.mark.scenario("drain")
+def test_connections_queued_on_the_listener_at_the_signal_are_served_not_reset(base_argv, request, record_property):
+    """SPEC §7.6: a connection whose handshake the kernel completed before the listener
+    closed is accepted and served, not reset with the listening socket. To hold connections
+    in the queue deterministically, every process of the server is stopped (SIGSTOP: none of
+    its threads can accept), the connections are made (the kernel completes their handshakes
+    into the backlog), then SIGTERM goes to the started process and SIGCONT to every
+    process, the started one first (it is the one that tells any workers).
+
+    Three kinds, queued in this order: QUEUED_SILENT 'silent' ones that send nothing
+    (closed unanswered at the window's end); QUEUED_EACH 'early' ones that sent a request
+    while the server was stopped (it may read and answer them before its signal handler
+    runs, as every entry tried does: the 302 need not announce the close, SPEC §7.6, and the
+    connection closes by the window's end); QUEUED_EACH 'late' ones that send theirs once
+    the listener refuses (the drain has begun: 302 with Connection: close, then the close).
+    None may be reset, none closed without its answer. A server whose loop accepts the whole
+    queue before its signal handler runs passes whether or not it would take the queue at
+    the close: it never closes one with a queue."""
+    raise_fd_limit()  # QUEUED_SILENT descriptors and more, here
+    flags = {**LONG, "--drain-timeout": str(QUEUED_DRAIN_S)}
+    with started(request, base_argv, flags) as server:
+        pids = server.tree_pids()
+        conns: dict[str, list[wire.Connection]] = {}
+        try:
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+            try:
+                conns = {kind: [connect(server.target) for _ in range(queued_count(kind))] for kind in QUEUED_KINDS}
+                for conn in conns["early"]:
+                    assert conn.send(ROOT, time.monotonic() + ANSWER_WAIT_S), conn.send_failed
+                time.sleep(QUEUED_SETTLE_S)
+                signalled_at = time.monotonic()
+                server.signal(signal.SIGTERM)
+            finally:
+                for pid in pids:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGCONT)
+            refused_at = refused_by(server.target, signalled_at + DRAIN_SEEN_S)
+            assert refused_at is not None, f"new connections still accepted {DRAIN_SEEN_S:g} s after SIGTERM"
+            for conn in conns["late"]:
+                conn.send(ROOT, time.monotonic() + ANSWER_WAIT_S)  # a reset shows when reading
+
+            window_end = signalled_at + QUEUED_DRAIN_S + LATE_S
+            problems, early_announced = [], 0
+            for kind in QUEUED_KINDS:
+                for number, conn in enumerate(conns[kind], 1):
+                    problem, announced = queued_outcome(conn, kind, window_end)
+                    if problem:
+                        problems.append(f"queued connection {number} ({kind}): {problem}")
+                    early_announced += kind == "early" and announced
+            record_property("early_answers_announcing_close", early_announced)
+            assert not problems, "SPEC §7.6, connections queued when the listener closed:\n" + "\n".join(problems)
+            status = server.wait(signalled_at + QUEUED_DRAIN_S + 1.0 + EXIT_SLACK_S - time.monotonic())
+            assert status == 0, (
+                f"exit status {status} (None: still running {QUEUED_DRAIN_S + 1.0 + EXIT_SLACK_S:g} s after SIGTERM)"
+            )
+        finally:
+            for kind_conns in conns.values():
+                for conn in kind_conns:
+                    conn.close()
+
+
+QUEUED_KINDS = ("silent", "early", "late")  # in the order they are queued
+
+
+def queued_count(kind: str) -> int:
+    return QUEUED_SILENT if kind == "silent" else QUEUED_EACH
+
+
+def queued_outcome(conn: wire.Connection, kind: str, window_end: float) -> tuple[str, bool]:
+    """("", announced) when conn, one of QUEUED_KINDS, got what SPEC §7.6 gives an open
+    connection in the drain, else (what it got instead, announced); announced: its answer
+    carried Connection: close."""
+    announced = False
+    if kind != "silent":
+        response = read_response(conn, window_end)
+        if response is None:
+            return f"{ending(conn)} without a whole answer, octets {wire.escape(bytes(conn.received))}", False
+        announced = announces_close(response)
+        if response.status != 302 or (kind == "late" and not announced):
+            return f"expected 302 with Connection: close, got {wire.escape(response.raw)}", announced
+    conn.wait_eof(window_end if kind != "late" else time.monotonic() + CLOSE_WAIT_S)
+    if not conn.closed or conn.reset or conn.received:
+        octets = wire.escape(bytes(conn.received))
+        return f"{ending(conn)} where a close was due, octets after any answer {octets}", announced
+    return "", announced
+
+
+def ending(conn: wire.Connection) -> str:
+    return "reset" if conn.reset else "closed" if conn.closed else "still open"

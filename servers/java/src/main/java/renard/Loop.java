@@ -183,6 +183,14 @@ final class Loop implements Runnable {
 
     /** Accept every pending connection; at the cap, make room by eviction or close the new one. */
     private void acceptAll() {
+        acceptAll(true);
+    }
+
+    /**
+     * Ditto; readAtOnce false leaves each new connection's first read to the selection (the
+     * drain's: nothing is answered before every loop has stopped listening).
+     */
+    private void acceptAll(boolean readAtOnce) {
         while (listener != null && closesPending < MAX_CLOSES_PENDING) {
             SocketChannel channel;
             try {
@@ -209,7 +217,7 @@ final class Loop implements Runnable {
                 conns.add(conn);
                 // Read at once: a client's request is usually there already, and a connection
                 // whose request is answered is not the one the next arrival at the cap evicts.
-                if (conn.onReadable(this)) {
+                if (!readAtOnce || conn.onReadable(this)) {
                     settle(conn);
                 } else {
                     close(conn);
@@ -265,10 +273,15 @@ final class Loop implements Runnable {
      * this loop releases its listener's descriptor, then waits until every loop has released
      * its own (at most LISTENERS_WAIT_NANOS) before it answers anything, so that a client
      * told to close cannot reconnect to a loop that has not seen the signal yet.
-     * Called between selections: it closes no connection.
+     * Called between selections: it closes no connection (but one evicted at the cap while
+     * taking the queue).
      */
     private void beginDrain() throws IOException {
         if (listener != null) {
+            // What the kernel queued on the listener is open already: closing the listener
+            // would reset it. Accepted here and read by the next selections, in the drain.
+            closesPending = 0; // the queue is bounded by the backlog (4096): so are these closes
+            acceptAll(false);
             closeQuietly(listener);
             listener = null;
             // The descriptor goes when a selection deregisters the key; what this one

@@ -205,6 +205,34 @@ class ServerTest {
         assertEquals(0, open.get(), "every slot returned");
     }
 
+    @Test
+    void connections_queued_on_the_listener_at_the_signal_are_answered_not_reset() throws Exception {
+        Config config = Config.parse(new String[] {"--drain-timeout", "2"}, k -> null, 1, new StringBuilder());
+        ServerSocketChannel listener = Main.bind(new InetSocketAddress("127.0.0.1", 0));
+        port = portOf(listener);
+        loop = new Loop(config, new Responses(config.location, config.count), listener, open, new CountDownLatch(1), 7);
+        // The loop does not run yet: the kernel completes these handshakes into the listener's
+        // queue, and the signal is seen before the loop's first selection reports them.
+        Socket[] queued = new Socket[3];
+        for (int i = 0; i < queued.length; i++) {
+            queued[i] = connect();
+            send(queued[i], GET);
+        }
+        loop.requestStop(System.nanoTime());
+        thread = startLoop(loop);
+        try {
+            for (Socket s : queued) {
+                String answer = readToClose(s);
+                assertTrue(answer.startsWith("HTTP/1.1 302 Found") && answer.endsWith("Connection: close\r\n\r\n"),
+                        answer);
+            }
+        } finally {
+            for (Socket s : queued) s.close();
+        }
+        thread.join(3000);
+        assertFalse(thread.isAlive(), "the loop ends once its connections are gone");
+    }
+
     /** {@code loop} running on a thread of its own. */
     private static Thread startLoop(Loop loop) {
         Thread t = new Thread(loop, "test-loop-of-two");
