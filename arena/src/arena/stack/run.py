@@ -22,8 +22,8 @@ CPU of the stack = utime + stime (+ those of reaped children) of every process o
 entry's share and where the kernel's work goes can be read. Peak RSS = Σ VmHWM over them.
 
 Here the measurement: one sample, the samples in their interleaved order, the record. What a
-stack is: stackdef.py; starting one and its nginx.conf: stackfront.py; reading /proc and
-running h2load: stackread.py.
+stack is: stack/define.py; starting one and its nginx.conf: stack/front.py; reading /proc: stack/read.py;
+h2load: load/h2load.py.
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ from ..core.model import Config
 from ..core.modes import Mode
 from ..entries.process import StartError
 from ..load import mix as mixes
-from ..load.wrk import WrkError, run_wrk, wrk_argv, wrk_script
+from ..load.driver import LoadError
+from ..load.h2load import run_h2load
+from ..load.wrk import fold_errors, run_wrk, wrk_argv, wrk_script
 from .define import (
     BASELINE,
     BASELINES,
@@ -58,7 +60,7 @@ from .define import (
     resolve,
 )
 from .front import answer_problem, make_certificate, start_stack
-from .read import cpu_by_process, cpu_ticks, run_h2load
+from .read import cpu_by_process, cpu_ticks
 
 # What `arena stack` (cli/stack.py) and its report (report/stacks.py) take from here.
 __all__ = ["BASELINE", "BASELINES", "DEFAULT", "MODES", "TARGETS", "Stack", "StackError", "StackMode", "StackRun"]
@@ -125,7 +127,7 @@ def measure(
     policy: str = DEFAULT_POLICY,
 ) -> StackSample:
     """One fresh stack: started (its daemon scheduled by policy), its answer checked, warmed
-    up, measured, stopped. Raises StartError, StackError or WrkError."""
+    up, measured, stopped. Raises StartError, StackError or LoadError."""
     running = start_stack(stack, mode, cfg.server_cpus, cert, key, policy)
     try:
         problem = answer_problem(stack, running.port, cert)
@@ -139,11 +141,10 @@ def measure(
 
         def load(seconds: int) -> tuple[dict, float, float]:
             if mode.tool == "h2load":
-                return run_h2load(url, seconds, cfg, stack.expect, work, uris)
+                return run_h2load(url, seconds, cfg, stack.expect, H2_STREAMS, work, uris)
             wrk_mode = Mode(mode.name, mode.words, ("-H", "Connection: close") if mode.close else ())
             wrk, cpu, wall = run_wrk(wrk_argv(url, wrk_mode, seconds, cfg, work / "report.lua"), seconds)
-            e = wrk["errors"]
-            wrk["errors"] = {"socket": e["connect"] + e["read"] + e["write"] + e["timeout"], "status": e["status"]}
+            wrk["errors"] = fold_errors(wrk["errors"])
             return wrk, cpu, wall
 
         if cfg.warmup_s > 0:
@@ -257,7 +258,7 @@ def run(
                 progress(i, len(steps), f"{stack.name}, {mode_name}, repetition {rep + 1}")
             try:
                 record.samples.append(measure(stack, MODES[mode_name], rep, cfg, cert, key, work, policy))
-            except (StartError, StackError, WrkError) as err:
+            except (StartError, StackError, LoadError) as err:
                 reason = str(err).strip()
                 record.failures.append({"stack": stack.name, "mode": mode_name, "rep": rep, "reason": reason})
                 if isinstance(err, StartError):
