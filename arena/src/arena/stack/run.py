@@ -42,6 +42,7 @@ from ..entries.process import StartError
 from ..load import mix as mixes
 from ..load.driver import LoadError
 from ..load.h2load import run_h2load
+from ..load.interleave import Step, order, run_interleaved
 from ..load.wrk import fold_errors, run_wrk, wrk_argv, wrk_script
 from .define import (
     BASELINE,
@@ -206,11 +207,6 @@ class StackRun:
         return cls(d["config"], d["stacks"], [StackSample.load(s) for s in d["samples"]], d["failures"], d["method"])
 
 
-def order(stacks: list[Stack], modes: list[str], reps: int) -> list[tuple[int, str, Stack]]:
-    """The interleaved order of samples: for rep, for mode, for stack (A B C A B C …)."""
-    return [(rep, m, s) for rep in range(reps) for m in modes for s in stacks]
-
-
 def run(
     stacks: list[Stack],
     modes: list[str],
@@ -219,7 +215,7 @@ def run(
     skipped: dict[str, str] | None = None,
     policy: str = DEFAULT_POLICY,
 ) -> StackRun:
-    """Measures every stack in every mode cfg.repetitions times, interleaved. A stack that
+    """Measures every stack in every mode cfg.repetitions times, interleaved (load/interleave.py). A stack that
     cannot start is tried no more, and said in `failures` with the reason; the others go on.
     skipped: stack name -> why it is not measured at all (an entry unavailable or unbuilt),
     kept in the record as a failure. progress(done, total, words) before each sample. policy:
@@ -245,24 +241,25 @@ def run(
     skipped = skipped or {}
     record.failures += [{"stack": name, "mode": "all", "rep": 0, "reason": why} for name, why in skipped.items()]
     work = Path(tempfile.mkdtemp(prefix="arena-stack-run-"))
-    dead: set[str] = set(skipped)
     try:
         os.chmod(work, 0o755)
         cert, key = make_certificate(work)
         wrk_script(Mode("report", ""), work, cfg.mix)  # work/report.lua: wrk's done() printing JSON, the mix
-        steps = order(stacks, modes, cfg.repetitions)
-        for i, (rep, mode_name, stack) in enumerate(steps):
-            if stack.name in dead:
-                continue
+
+        def sample(step: Step[Stack]) -> None:
+            record.samples.append(measure(step.subject, MODES[step.mode], step.rep, cfg, cert, key, work, policy))
+
+        def failed(step: Step[Stack], err: Exception) -> None:
+            failure = {"stack": step.subject.name, "mode": step.mode, "rep": step.rep, "reason": str(err).strip()}
+            record.failures.append(failure)
+
+        def said(done: int, total: int, step: Step[Stack]) -> None:
             if progress:
-                progress(i, len(steps), f"{stack.name}, {mode_name}, repetition {rep + 1}")
-            try:
-                record.samples.append(measure(stack, MODES[mode_name], rep, cfg, cert, key, work, policy))
-            except (StartError, StackError, LoadError) as err:
-                reason = str(err).strip()
-                record.failures.append({"stack": stack.name, "mode": mode_name, "rep": rep, "reason": reason})
-                if isinstance(err, StartError):
-                    dead.add(stack.name)
+                progress(done, total, f"{step.subject.name}, {step.mode}, repetition {step.rep + 1}")
+
+        steps = order(stacks, modes, cfg.repetitions)
+        errors = (StartError, StackError, LoadError)
+        run_interleaved(steps, sample, failed, errors, gives_up=(StartError,), skipped=set(skipped), progress=said)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     record.config["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]  # 1 min, start and end
