@@ -36,8 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis import compare
+from ..entries.handle import Handle
 from ..entries.manifest import Entry
-from ..entries.process import Launch, Server, free_port, start
+from ..entries.process import Launch, free_port, start
 from ..load.driver import LoadError
 from ..load.raw import Client
 from .strace import CountError, Strace, per_request, tasks
@@ -205,7 +206,7 @@ METHOD = (
 # ---- counting ----------------------------------------------------------------------------
 
 
-def _window(server: Server, client: Client | None, requests: int, out: Path) -> tuple[dict[str, int], float]:
+def _window(server: Handle, client: Client | None, requests: int, out: Path) -> tuple[dict[str, int], float]:
     """Calls by name while `requests` requests are answered (client None: IDLE_S with none),
     and the window's wall seconds."""
     pids = server.tree_pids()

@@ -118,7 +118,7 @@ def sweep(entry: Entry, cfg: Config, seconds: int, top: int, tmp: Path, progress
             result.steps.append(
                 Step(connections, round(wrk["requests"] / duration, 1), lat["p50"], lat["p99"], lat["max"], errors)
             )
-            if server.proc.poll() is not None:
+            if server.exited():
                 result.error = f"the server exited at {connections} connections"
                 break
     finally:

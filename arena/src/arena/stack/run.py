@@ -34,8 +34,6 @@ import tempfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from renard_conformance.launcher import proc_kib
-
 from ..core.model import Config
 from ..core.modes import Mode
 from ..entries.process import StartError
@@ -60,7 +58,7 @@ from .define import (
     Target,
     resolve,
 )
-from .front import answer_problem, make_certificate, start_stack
+from .front import make_certificate, start_stack
 from .read import cpu_by_process, cpu_ticks
 
 # What `arena stack` (cli/stack.py) and its report (report/stacks.py) take from here.
@@ -131,7 +129,7 @@ def measure(
     up, measured, stopped. Raises StartError, StackError or LoadError."""
     running = start_stack(stack, mode, cfg.server_cpus, cert, key, policy)
     try:
-        problem = answer_problem(stack, running.port, cert)
+        problem = running.answer_problem()
         if problem:
             raise StackError(f"{stack.name}: {problem}")
         url = f"https://127.0.0.1:{running.port}{stack.path}"
@@ -150,11 +148,10 @@ def measure(
 
         if cfg.warmup_s > 0:
             load(cfg.warmup_s)
-        pids = running.pids()
-        before = cpu_ticks(pids)
+        before = cpu_ticks(running.tree_pids())
         figures, client_cpu, wall = load(cfg.duration_s)
-        after = cpu_ticks(running.pids())
-        peak = sum(proc_kib(pid, "status", "VmHWM") for pid in after) * 1024
+        after = cpu_ticks(running.tree_pids())
+        peak = running.peak_rss_bytes()
         gone = running.exited()
         if gone:
             raise StackError(f"{stack.name}: {gone} during the run")
