@@ -11,13 +11,13 @@ from ..load.oha import oha_problem
 from ..report.loads import latency_report, write_json
 from ..ui import console, err_console, spinner
 from .common import Failure
-from .options import chosen_entries, load_config, out_dir, rewrite_run_report, warmups, with_common
+from .options import chosen_entries, connections_option, load_config, out_dir, rewrite_run_report, warmups, with_common
 
 
 @click.command("latency")
 @click.argument("entries", nargs=-1)
 @click.option("--seconds", type=click.IntRange(1, 60), default=5, show_default=True, help="Seconds per rate.")
-@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@connections_option
 @with_common
 @click.pass_context
 def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, results_dir, run):
