@@ -14,19 +14,6 @@ REPO = Path(__file__).resolve().parents[2]
 REQUESTS = 320  # N: the runs serve 320 and 3 200 requests, a few seconds under callgrind
 
 
-def test_answers_are_split_by_head_and_content_length():
-    buffer = bytearray(b"HTTP/1.1 302 Found\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 302 Found\r\nContent-Len")
-    assert instructions.answers_in(buffer) == 1
-    assert buffer == bytearray(b"HTTP/1.1 302 Found\r\nContent-Len")
-    buffer += b"gth: 0\r\n\r\n"
-    assert instructions.answers_in(buffer) == 1 and buffer == bytearray()
-
-
-def test_an_answer_other_than_a_302_stops_the_count():
-    with pytest.raises(instructions.CountError, match="400"):
-        instructions.answers_in(bytearray(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
-
-
 def test_the_count_is_the_difference_of_two_runs_over_nine_n(monkeypatch, tmp_path):
     totals = iter([1_000_000, 1_000_000 + 9 * 320 * 700])
     monkeypatch.setattr(instructions, "callgrind_run", lambda *args: next(totals))

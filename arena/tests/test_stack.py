@@ -15,6 +15,8 @@ from test_cli import arena, repo  # noqa: F401 (the fixture)
 
 from arena.core.model import Config, Run
 from arena.entries.manifest import discover
+from arena.load import h2load
+from arena.load.driver import LoadError
 from arena.report import write_run_reports
 from arena.report.stacks import stack_sections, summary_lines, targets_section, write
 from arena.stack import front as stackfront
@@ -121,24 +123,24 @@ status codes: 0 2xx, 26990 3xx, 0 4xx, 10 5xx
 
 def test_h2load_summary_and_log_become_requests_status_and_percentiles():
     log = "".join(f"17956{i}\t302\t{d}\n" for i, d in enumerate(range(1, 101)))
-    figures = stackread.parse_h2load(H2LOAD_OUT, log, 302)
+    figures = h2load.parse_h2load(H2LOAD_OUT, log, 302)
     assert figures["requests"] == 27000
     assert figures["errors"] == {"socket": 12, "status": 10}  # the 5xx are wrong answers, not speed
     assert figures["latency_us"] == {"p50": 50, "p99": 99}
-    assert stackread.parse_h2load(H2LOAD_OUT, "", 200)["errors"]["status"] == 27000
+    assert h2load.parse_h2load(H2LOAD_OUT, "", 200)["errors"]["status"] == 27000
 
 
 def test_h2load_without_its_summary_or_without_http2_is_an_error():
-    with pytest.raises(stack.StackError, match="no summary"):
-        stackread.parse_h2load("connect: Connection refused\n", "", 302)
-    with pytest.raises(stack.StackError, match="did not negotiate HTTP/2"):
-        stackread.parse_h2load(H2LOAD_OUT.replace(": h2", ": http/1.1"), "", 302)
+    with pytest.raises(LoadError, match="no summary"):
+        h2load.parse_h2load("connect: Connection refused\n", "", 302)
+    with pytest.raises(LoadError, match="did not negotiate HTTP/2"):
+        h2load.parse_h2load(H2LOAD_OUT.replace(": h2", ": http/1.1"), "", 302)
 
 
 def test_nearest_rank_percentile():
-    assert stackread.percentile([], 99) is None
-    assert stackread.percentile([5], 99) == 5
-    assert stackread.percentile(list(range(1, 1001)), 99) == 990
+    assert h2load.percentile([], 99) is None
+    assert h2load.percentile([5], 99) == 5
+    assert h2load.percentile(list(range(1, 1001)), 99) == 990
 
 
 def test_samples_are_interleaved_stack_after_stack_then_mode_then_repetition():

@@ -12,7 +12,6 @@ import pytest
 
 from arena.cli import main
 from arena.counts import strace as syscallstrace
-from arena.counts import syscall_client as syscallclient
 from arena.counts import syscalls
 from arena.entries.build import build, needs_build
 from arena.entries.manifest import discover, select
@@ -171,16 +170,3 @@ def test_the_command_writes_the_counts_into_a_run_and_its_report(tmp_path):
     (floor,) = doc["entries"]
     assert floor["entry"] == "floor" and abs(floor["counts"][0]["per_request"] - 3) <= syscalls.TOLERANCE
     assert "System calls per request" in (tmp_path / "syscalls" / "report.md").read_text()
-
-
-def test_answers_are_counted_by_content_length_or_chunked_body():
-    buffer = bytearray(
-        b"HTTP/1.1 302 Found\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
-        b"HTTP/1.1 302 Found\r\nContent-Length: 2\r\n\r\nok"
-        b"HTTP/1.1 302 Found\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
-    )
-    assert syscallclient.answers_in(buffer) == 2  # the third's body has not all arrived
-    buffer += b"\r\n"
-    assert syscallclient.answers_in(buffer) == 1 and buffer == bytearray()
-    with pytest.raises(syscalls.CountError, match="404"):
-        syscallclient.answers_in(bytearray(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))

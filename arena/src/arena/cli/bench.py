@@ -15,18 +15,18 @@ from ..entries import outside, remote
 from ..load.mix import DEFAULT_MIX, MIXES, OPTION_HELP
 from ..workflows.bench import run_bench
 from .common import Failure, check_cpus, load_entries, publish
-from .options import parse_modes
+from .options import connections_option, duration_option, parse_modes
 
 
 @click.command("bench")
 @click.argument("entries", nargs=-1)
 @click.option("--quick", is_flag=True, help="Short runs for smoke tests: 1 s, 1 repetition, no warm-up.")
-@click.option("--duration", type=click.IntRange(1, 3600), default=None, help="Seconds per repetition [3; quick 1].")
+@duration_option("bench", None, "Seconds per repetition [3; quick 1].")
 @click.option("--warmup", type=click.IntRange(0, 600), default=None, help="Seconds of warm-up [1; quick 0].")
 @click.option("--reps", type=click.IntRange(1, 100), default=None, help="Repetitions [3; quick 1].")
 @click.option("--server-cpus", default="0", show_default=True, help="CPUs the server is pinned to.")
 @click.option("--client-cpus", default="1", show_default=True, help="CPUs wrk is pinned to.")
-@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@connections_option
 @click.option("--modes", default=",".join(DEFAULT_MODES), show_default=True, help="Comma-separated subset.")
 @click.option(
     "--cpu-quota",

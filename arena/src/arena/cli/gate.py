@@ -11,6 +11,7 @@ from ..ui import console
 from ..workflows.gate import GateError, gate_config, run_gate
 from ..workflows.gate import Options as GateOptions
 from .common import Failure, load_entries
+from .options import connections_option, duration_option
 
 
 @click.command("gate")
@@ -29,9 +30,9 @@ from .common import Failure, load_entries
 )
 @click.option("--timed", is_flag=True, help="Time native entries too instead of counting their instructions.")
 @click.option("--mode", "mode_name", default="keepalive", show_default=True, help="The load of the timed samples.")
-@click.option("--duration", type=click.IntRange(1, 600), default=3, show_default=True, help="Seconds per sample.")
+@duration_option("gate", 3, "Seconds per sample.")
 @click.option("--warmup", type=click.IntRange(0, 600), default=1, show_default=True)
-@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@connections_option
 @click.option("--cpu-quota", type=click.FloatRange(0.05, 1.0), default=0.5, show_default=True)
 @click.option(
     "--requests", type=click.IntRange(16, 1_000_000), default=instructions.DEFAULT_REQUESTS, show_default=True

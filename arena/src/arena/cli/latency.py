@@ -6,21 +6,23 @@ import click
 
 from ..curves import latency
 from ..entries.process import StartError
+from ..load.driver import LoadError
+from ..load.oha import oha_problem
 from ..report.loads import latency_report, write_json
 from ..ui import console, err_console, spinner
 from .common import Failure
-from .options import chosen_entries, load_config, out_dir, rewrite_run_report, warmups, with_common
+from .options import chosen_entries, connections_option, load_config, out_dir, rewrite_run_report, warmups, with_common
 
 
 @click.command("latency")
 @click.argument("entries", nargs=-1)
 @click.option("--seconds", type=click.IntRange(1, 60), default=5, show_default=True, help="Seconds per rate.")
-@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@connections_option
 @with_common
 @click.pass_context
 def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, results_dir, run):
     """Latency percentiles at 25/50/75/90% of each ENTRY's capacity (oha, open loop)."""
-    problem = latency.oha_problem()
+    problem = oha_problem()
     if problem:
         raise Failure(problem)
     cfg = load_config(server_cpus, client_cpus, connections)
@@ -38,7 +40,7 @@ def latency_cmd(ctx, entries, seconds, connections, server_cpus, client_cpus, re
                     seconds,
                     progress=lambda s, p=p, t=task, n=entry.name: p.update(t, description=f"{n}: {s}"),
                 )
-            except (StartError, latency.OhaError) as err:
+            except (StartError, LoadError) as err:
                 err_console.print(f"[red]{entry.name}[/]: {str(err).splitlines()[0]}", highlight=False)
                 continue
         done.append(r)

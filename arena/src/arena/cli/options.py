@@ -1,4 +1,5 @@
-"""What several commands share: --modes parsed once (parse_modes), and the load commands'
+"""What several commands share: --modes parsed once (parse_modes), --duration and --connections,
+and the load commands'
 (sweep, latency, stack) options, entries, configuration and output directory."""
 
 from __future__ import annotations
@@ -63,6 +64,22 @@ def load_config(server_cpus: str, client_cpus: str, connections: int) -> Config:
         connections=connections,
         warmup_s=plan.WARMUP_S,  # as a bench's; an entry's own warmup_s when longer (load.warmup.warmup_s)
     )
+
+
+# --duration, seconds measured per sample, ranged by what the command's runs are for: a bench
+# up to an hour (a soak of one mode), the gate up to 10 min (its pairs run back to back, so
+# a sample's length multiplies), a stack up to a minute (each sample starts the stack afresh).
+DURATION_MOST_S = {"bench": 3600, "gate": 600, "stack": 60}
+# --connections: wrk's, h2load's or oha's open connections (bench, gate, stack, sweep's top, latency)
+connections_option = click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+
+
+def duration_option(command: str, default: int | None, help_text: str):
+    """--duration for command (a key of DURATION_MOST_S): seconds, from 1 to its most."""
+    return click.option(
+        "--duration", type=click.IntRange(1, DURATION_MOST_S[command]), default=default, help=help_text,
+        show_default=default is not None,
+    )  # fmt: skip
 
 
 COMMON = [

@@ -13,7 +13,15 @@ from ..stack import run as stack
 from ..stack.define import DEFAULT_POLICY, POLICIES
 from ..ui import console, err_console, spinner
 from .common import Failure, ensure_built, load_entries
-from .options import load_config, out_dir, parse_modes, rewrite_run_report, with_common
+from .options import (
+    connections_option,
+    duration_option,
+    load_config,
+    out_dir,
+    parse_modes,
+    rewrite_run_report,
+    with_common,
+)
 
 
 @click.command("stack")
@@ -24,10 +32,10 @@ from .options import load_config, out_dir, parse_modes, rewrite_run_report, with
     show_default=True,
     help="Comma-separated: " + "; ".join(f"{m.name}: {m.words}" for m in stack.MODES.values()),
 )
-@click.option("--duration", type=click.IntRange(1, 60), default=3, show_default=True, help="Seconds measured.")
+@duration_option("stack", 3, "Seconds measured.")
 @click.option("--warmup", type=click.IntRange(0, 60), default=1, show_default=True, help="Seconds of load before.")
 @click.option("--reps", type=click.IntRange(1, 20), default=3, show_default=True, help="Interleaved repetitions.")
-@click.option("--connections", type=click.IntRange(1, 10000), default=50, show_default=True)
+@connections_option
 @click.option(
     "--mix", "mix_name", type=click.Choice(list(MIXES)), default=DEFAULT_MIX, show_default=True, help=OPTION_HELP
 )

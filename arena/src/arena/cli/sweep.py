@@ -10,7 +10,7 @@ import click
 
 from ..curves.sweep import levels, sweep
 from ..entries.process import StartError
-from ..load.wrk import WrkError
+from ..load.driver import LoadError
 from ..report.loads import sweep_report, write_json
 from ..ui import console, err_console, spinner
 from .common import Failure
@@ -47,7 +47,7 @@ def sweep_cmd(ctx, entries, seconds, top, server_cpus, client_cpus, results_dir,
                         tmp,
                         lambda c, p=p, t=task, n=entry.name: p.update(t, description=f"{n}: {c} connections"),
                     )
-                except (StartError, WrkError) as err:
+                except (StartError, LoadError) as err:
                     err_console.print(f"[red]{entry.name}[/]: {str(err).splitlines()[0]}", highlight=False)
                     continue
             done.append(s)

@@ -1,11 +1,11 @@
 """`arena test ENTRY…`: each entry's own tests (`test` in entry.toml, in its folder), their
-output shown and kept (entrytests.py); a failed entry's last lines repeated at the end."""
+output shown and kept (entries/logged.py); a failed entry's last lines repeated at the end."""
 
 from __future__ import annotations
 
 import click
 
-from ..entries import entrytests
+from ..entries.logged import TEST_TIMEOUT_S, run_logged, tail
 from ..ui import console
 from .common import Failure, ensure_built, load_entries
 
@@ -36,13 +36,13 @@ def test_cmd(ctx, entries):
         for command in e.test:
             console.print(f"[bold]{e.name}[/]: {command}", highlight=False)
             ran += 1
-            if entrytests.run_logged(command, e.folder, log) != 0:
+            if run_logged([command], e.folder, log, TEST_TIMEOUT_S, echo=True, append=True) is not None:
                 failed.append(e.name)
                 break
     for name in dict.fromkeys(failed):
         log = log_dir / f"{name}.test.log"
         console.print(f"[red]FAIL[/] {name}: the last lines of {log}:", highlight=False)
-        console.print(entrytests.tail(log), markup=False, highlight=False)
+        console.print(tail(log), markup=False, highlight=False)
     if failed:
         raise Failure(f"tests failed: {', '.join(dict.fromkeys(failed))}")
     if not ran:

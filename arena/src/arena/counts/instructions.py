@@ -3,7 +3,7 @@
 A throughput figure moves by tens of percent on a shared machine; the number of
 instructions a server executes per request does not. An entry whose entry.toml says
 `native = true` is started under `valgrind --tool=callgrind` (one thread) and driven by the
-arena's own client below, on one connection, with a fixed number of requests of the shape
+arena's own client (load/raw.py), on one connection, with a fixed number of requests of the shape
 wrk sends (`GET / HTTP/1.1` and `Host`): one per round trip (keepalive) or 16 per write
 (pipeline16). Start-up and shutdown are excluded by the difference of two runs:
 
@@ -17,7 +17,6 @@ on timing. Every run is bounded (RUN_TIMEOUT_S) and the server is always stopped
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -26,6 +25,9 @@ from pathlib import Path
 from ..core.model import InstructionCount as Count
 from ..entries.manifest import Entry
 from ..entries.process import Launch, start
+from ..load.driver import LoadError
+from ..load.raw import Client
+from .strace import CountError
 
 # arena mode -> requests per write; the two modes whose wrk load the count mirrors
 PER_WRITE = {"keepalive": 1, "pipeline16": 16}
@@ -36,10 +38,6 @@ READY_TIMEOUT_S = 60.0  # valgrind starts a program 20-50 times slower
 TOP_FUNCTIONS = 30  # lines of callgrind_annotate kept
 
 
-class CountError(Exception):
-    """A count that could not be taken; str() says why in one line first."""
-
-
 def available() -> str | None:
     """Why instructions cannot be counted here; None when they can."""
     for tool in ("valgrind", "callgrind_annotate"):
@@ -48,52 +46,19 @@ def available() -> str | None:
     return None
 
 
-# The same bytes on every run: a Host with the (random) port would change the count, since
-# the cost of a search over the head depends on the bytes searched.
-REQUEST = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-
-
-def answers_in(buffer: bytearray) -> int:
-    """Removes every complete answer from the front of buffer and returns how many there were.
-    An answer is a head ending in CRLF CRLF and Content-Length bytes of body; one that is not
-    a 302 raises CountError (a count of error answers would measure the wrong path)."""
-    count = 0
-    while True:
-        end = buffer.find(b"\r\n\r\n")
-        if end < 0:
-            return count
-        length = 0
-        for line in bytes(buffer[:end]).split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value.strip())
-        if len(buffer) < end + 4 + length:
-            return count
-        if not buffer.startswith(b"HTTP/1.1 302 "):
-            status = bytes(buffer[: buffer.find(b"\r")])
-            raise CountError(f"the server answered {status!r}, not a 302")
-        del buffer[: end + 4 + length]
-        count += 1
-
-
 def drive(port: int, requests: int, per_write: int, deadline: float) -> None:
     """Sends `requests` requests on one connection, `per_write` at a time, waiting for all
-    the answers of a write before the next; raises CountError on a close or the deadline."""
-    batch = REQUEST * per_write
-    buffer = bytearray()
-    with socket.create_connection(("127.0.0.1", port), timeout=max(1.0, deadline - time.monotonic())) as conn:
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        for _ in range(requests // per_write):
-            conn.sendall(batch)
-            answered = 0
-            while answered < per_write:
-                if time.monotonic() > deadline:
-                    raise CountError("the server did not answer in time under callgrind")
-                data = conn.recv(65536)
-                if not data:
-                    raise CountError("the server closed the connection")
-                buffer += data
-                answered += answers_in(buffer)
+    the answers of a write before the next (load/raw.py); raises CountError on a wrong answer,
+    a close or the deadline."""
+    client = Client(port, per_write, False, deadline)
+    try:
+        client.send(requests, deadline)
+    except LoadError as err:
+        raise CountError(f"{err} (under callgrind)") from None
+    finally:
+        client.close()
+    if client.reconnects:
+        raise CountError("the server closed the connection")
 
 
 def total_ir(out_file: Path) -> int:

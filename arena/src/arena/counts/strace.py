@@ -14,8 +14,8 @@ ATTACH_TIMEOUT_S = 20.0
 
 
 class CountError(Exception):
-    """A count that could not be taken; str() says why in one line first. (Here, the lowest
-    of the three syscall modules, so that the client and the counting raise the same one.)"""
+    """A count (instructions or system calls) that could not be taken; str() says why in one
+    line first. (Here, the lowest module of counts/, so that both counts raise the same one.)"""
 
 
 # `strace -c -U calls,name`: "  2000 sendto" lines between dashes, then "  6002 total"

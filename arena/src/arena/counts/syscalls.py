@@ -19,11 +19,11 @@ its `background` (by name), reported beside the count, never subtracted from it.
 Loads, as the arena's modes name them: `keepalive` (one connection, one request per round
 trip), `pipeline16` (one connection, 16 requests per write, all 16 answers read before the
 next write), `close` (a new connection per request with `Connection: close`, read until the
-server closes). Requests have the bytes instructions.py sends. Every wait is bounded in
+server closes), sent by the arena's raw client (load/raw.py). Every wait is bounded in
 time; every loop in count.
 
-Here the counting, the results file and the gate's decision; the client is syscallclient.py,
-strace attached and its summary read syscallstrace.py.
+Here the counting, the warm-up, the results file and the gate's decision; strace attached and
+its summary read: counts/strace.py.
 """
 
 from __future__ import annotations
@@ -36,10 +36,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis import compare
+from ..entries.handle import Handle
 from ..entries.manifest import Entry
-from ..entries.process import Launch, Server, free_port, start
+from ..entries.process import Launch, free_port, start
+from ..load.driver import LoadError
+from ..load.raw import Client
 from .strace import CountError, Strace, per_request, tasks
-from .syscall_client import MODES, WARMUP_REQUESTS, Client, warm_up
+
+MODES = {"keepalive": 1, "pipeline16": 16, "close": 1}  # mode -> requests per write
+WARMUP_REQUESTS = 2000  # sequential keep-alive requests before counting (and warmup_s seconds)
 
 SCHEMA = 1
 DEFAULT_REQUESTS = 400  # N: windows of N and 11 N requests
@@ -201,7 +206,7 @@ METHOD = (
 # ---- counting ----------------------------------------------------------------------------
 
 
-def _window(server: Server, client: Client | None, requests: int, out: Path) -> tuple[dict[str, int], float]:
+def _window(server: Handle, client: Client | None, requests: int, out: Path) -> tuple[dict[str, int], float]:
     """Calls by name while `requests` requests are answered (client None: IDLE_S with none),
     and the window's wall seconds."""
     pids = server.tree_pids()
@@ -212,7 +217,7 @@ def _window(server: Server, client: Client | None, requests: int, out: Path) -> 
             time.sleep(IDLE_S)
         else:
             client.send(requests, began + WINDOW_TIMEOUT_S)
-    except (OSError, CountError):
+    except (OSError, LoadError):
         strace.stop()
         raise
     seconds = time.monotonic() - began
@@ -253,8 +258,10 @@ def count_entry(
                 if mode == "close":
                     n = max(1, n // 4)  # a connection costs a few times a request's calls
                 deadline = time.monotonic() + 3 * WINDOW_TIMEOUT_S
-                client = Client(server.port, mode, deadline)
+                client = Client(server.port, per_write, mode == "close", deadline)
                 try:
+                    if mode != "close":
+                        client.send(per_write, deadline)  # the kept connection answers before any window
                     before = client.reconnects
                     small, small_s = _window(server, client, n, Path(tmp) / f"{mode}-small.txt")
                     large, large_s = _window(server, client, 11 * n, Path(tmp) / f"{mode}-large.txt")
@@ -275,6 +282,27 @@ def count_entry(
     finally:
         server.stop()
     return result
+
+
+def warm_up(port: int, seconds: float, requests: int = WARMUP_REQUESTS) -> None:
+    """At least `requests` sequential keep-alive requests, and on for `seconds` (a JIT's
+    warmup_s), with a few of each other mode's shape; bounded by seconds + 60 s."""
+    end = time.monotonic() + seconds
+    deadline = end + 60.0
+    client = Client(port, 1, False, deadline)
+    try:
+        done = 0
+        while done < requests or time.monotonic() < end:
+            client.send(100, deadline)
+            done += 100
+    finally:
+        client.close()
+    for per_write, close, sent in ((16, False, 16), (1, True, 20)):
+        client = Client(port, per_write, close, deadline)
+        try:
+            client.send(sent, deadline)
+        finally:
+            client.close()
 
 
 def top_words(c: Count, top: int = 4) -> str:

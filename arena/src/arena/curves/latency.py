@@ -17,24 +17,17 @@ p99 first passes 1 ms and 10 ms. Every oha run is bounded (its duration + 30 s).
 
 from __future__ import annotations
 
-import functools
-import json
-import shutil
-import subprocess
 from dataclasses import asdict, dataclass, field
 
 from ..core.model import Config
 from ..entries.manifest import Entry
 from ..entries.process import Launch, free_port, launch_ready
+from ..load.oha import run_oha
 from ..load.warmup import warmup_s
 
 SHARES = (0.25, 0.5, 0.75, 0.9)
 OHA_PERCENTILES = {"p50": "p50", "p90": "p90", "p99": "p99", "p99.9": "p99.9", "p99.99": "p99.99"}
 CURVE = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "p99.99": 0.9999}
-
-
-class OhaError(Exception):
-    pass
 
 
 @dataclass
@@ -78,37 +71,6 @@ class Latency:
     @classmethod
     def load(cls, d: dict) -> Latency:
         return cls(d["entry"], d["capacity"], [Point(**p) for p in d["points"]], d.get("warmup_s", 0))
-
-
-def oha_problem() -> str | None:
-    if shutil.which("oha") is None:
-        return "oha is not on PATH (cargo install oha --locked; scripts/oha installs it)"
-    return None
-
-
-@functools.cache
-def json_flags() -> tuple[str, ...]:
-    """How this oha is asked for JSON: `--output-format json` (recent) or `--json` (older)."""
-    help_text = subprocess.run(["oha", "--help"], capture_output=True, text=True, timeout=30).stdout
-    return ("--output-format", "json") if "--output-format" in help_text else ("--json",)
-
-
-def run_oha(url: str, cfg: Config, seconds: int, rate: float | None) -> dict:
-    """oha's JSON summary of one run; rate None: as fast as it can."""
-    argv = ["taskset", "-c", cfg.client_cpus, "oha", "--no-tui", *json_flags(), "--redirect", "0"]
-    argv += ["-z", f"{seconds}s", "-c", str(cfg.connections)]
-    if rate is not None:
-        argv += ["-q", f"{rate:.0f}", "--latency-correction"]
-    try:
-        p = subprocess.run(argv + [url], capture_output=True, text=True, timeout=seconds + 30, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise OhaError(f"oha did not finish within {seconds + 30} s") from None
-    if p.returncode != 0:
-        raise OhaError(f"oha exited {p.returncode}: {(p.stderr or p.stdout).strip().splitlines()[-1:]}")
-    try:
-        return json.loads(p.stdout)
-    except json.JSONDecodeError:
-        raise OhaError(f"oha printed no JSON: {p.stdout[:200]!r}") from None
 
 
 def point(share: float, rate: float, oha: dict) -> Point:

@@ -22,8 +22,9 @@ from ..core.modes import mode
 from ..core.sample import ERROR_KINDS
 from ..entries.manifest import Entry
 from ..entries.process import Launch, free_port, launch_ready
+from ..load.driver import LoadError
 from ..load.warmup import warmup_s
-from ..load.wrk import WrkError, run_wrk, wrk_argv, wrk_script
+from ..load.wrk import run_wrk, wrk_argv, wrk_script
 
 KNEE_P99 = 2.0  # p99 above twice its low-load value
 KNEE_GAIN = 1.05  # throughput that no longer rises by 5% over the best before it
@@ -108,7 +109,7 @@ def sweep(entry: Entry, cfg: Config, seconds: int, top: int, tmp: Path, progress
                 progress(connections)
             try:
                 wrk, _, _ = run_wrk(argv(connections, seconds), seconds)
-            except WrkError as err:
+            except LoadError as err:
                 result.error = f"at {connections} connections: {str(err).splitlines()[0]}"
                 break
             lat = wrk["latency_us"]
@@ -117,7 +118,7 @@ def sweep(entry: Entry, cfg: Config, seconds: int, top: int, tmp: Path, progress
             result.steps.append(
                 Step(connections, round(wrk["requests"] / duration, 1), lat["p50"], lat["p99"], lat["max"], errors)
             )
-            if server.proc.poll() is not None:
+            if server.exited():
                 result.error = f"the server exited at {connections} connections"
                 break
     finally:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .logged import run_logged, tail
 from .manifest import Entry, artifact_paths
 
 BUILD_TIMEOUT_S = 1800  # one command; a build that hangs longer is reported as failed
@@ -23,10 +23,7 @@ class BuildResult:
     failed_command: str | None = None
 
     def tail(self, lines: int = 20) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
+        return tail(self.log, lines)
 
 
 def _newest_source_mtime(folder: Path, artifacts: list[Path]) -> float:
@@ -64,33 +61,6 @@ def needs_build(entry: Entry) -> bool:
         return False
     oldest = min(_artifact_mtime(p) for p in own)
     return _newest_source_mtime(entry.folder, own) > oldest
-
-
-def run_logged(commands: list[str], cwd: Path, log: Path, timeout_s: float) -> tuple[str, int | None] | None:
-    """Runs shell commands in order in cwd, their stdout+stderr into log (each after a `$ command`
-    line); stops at the first that fails or times out. Returns (that command, its exit status,
-    None when it timed out), or None when every command succeeded."""
-    with log.open("w") as out:
-        for command in commands:
-            out.write(f"$ {command}\n")
-            out.flush()
-            try:
-                status = subprocess.run(
-                    command,
-                    shell=True,
-                    cwd=cwd,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    timeout=timeout_s,
-                ).returncode
-            except subprocess.TimeoutExpired:
-                out.write(f"\narena: timed out after {timeout_s:g} s\n")
-                return command, None
-            if status != 0:
-                out.write(f"\narena: exit status {status}\n")
-                return command, status
-    return None
 
 
 def build(entry: Entry, log_dir: Path | None = None) -> BuildResult:

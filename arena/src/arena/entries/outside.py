@@ -70,19 +70,26 @@ def outside_entry(command: str, path: str = "/", expect: int = 302, cwd: Path | 
         raise OutsideError("must contain {listen} or {port}: the arena chooses the port")
     if not path.startswith("/"):
         raise OutsideError(f"--path must start with / (got {path!r})")
-    entry = Outside(
-        name=NAME,
-        language="outside",
-        kind="peer",
-        description=f"{command} (checked: GET {path} answers {expect})",
-        requires=[],
-        build=[],
-        run=command,
-        artifacts=[],
-        version="true",
-        folder=(cwd or Path.cwd()).resolve(),
-        manifest=Path("--cmd"),
-        ready="port",
-    )
+    description = f"{command} (checked: GET {path} answers {expect})"
+    entry = ad_hoc(Outside, NAME, "outside", description, command, (cwd or Path.cwd()).resolve(), "--cmd")
     entry.path, entry.expect = path, expect
     return entry
+
+
+def ad_hoc(kind: type[Entry], name: str, language: str, description: str, run: str, folder: Path, flag: str):
+    """An entry made from a command-line flag (--cmd, --url) rather than an entry.toml: a peer
+    with nothing to build or require, its version `true`, ready when its port accepts."""
+    return kind(
+        name=name,
+        language=language,
+        kind="peer",
+        description=description,
+        requires=[],
+        build=[],
+        run=run,
+        artifacts=[],
+        version="true",
+        folder=folder,
+        manifest=Path(flag),
+        ready="port",
+    )

@@ -12,9 +12,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from renard_conformance import conformance
 from renard_conformance.launcher import ServerProcess, StartError, free_port
 
 from .manifest import Entry, render_config, render_run
+from .outside import Outside
 
 __all__ = ["Launch", "Server", "StartError", "free_port", "launch_ready", "listen_address", "start"]
 __all__ += ["Timed", "TimedOut", "run_timed"]
@@ -39,7 +41,8 @@ class Launch:
 
 
 class Server:
-    """A started entry: the launcher's process, the entry, how it was launched, its temp dir."""
+    """A started entry: the launcher's process, the entry, how it was launched, its temp dir.
+    A Handle (handle.py)."""
 
     def __init__(self, entry: Entry, launch: Launch, process: ServerProcess, tmp: Path):
         self.entry, self.launch, self.process, self.tmp = entry, launch, process, tmp
@@ -89,6 +92,19 @@ class Server:
 
     def tree_pids(self) -> list[int]:
         return self.process.tree_pids()
+
+    def exited(self) -> str | None:
+        status = self.proc.poll()
+        return None if status is None else f"exited with status {status}"
+
+    def answer_problem(self) -> str:
+        """The conformance runner's check of one `GET /`: "" when it is a 302 to the template
+        with k in 1..count, else what came back (an outside server: its --expect on its
+        --path). Raises OSError when it cannot connect."""
+        if isinstance(self.entry, Outside):
+            return self.entry.answer_problem(self.launch.host, self.port)
+        target = conformance.Target(self.launch.host, self.port, self.launch.count, self.launch.location)
+        return conformance.check_redirect(target)
 
     def cpu_seconds(self) -> float:
         return self.process.cpu_seconds()

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from renard_conformance.launcher import CLK_TCK, proc_cpu_ticks, proc_kib, process_tree
 
 from .manifest import Entry
-from .outside import CHECK_TIMEOUT_S, get_problem
+from .outside import CHECK_TIMEOUT_S, ad_hoc, get_problem
 
 NAME = "url"  # the entry's name in the run and the report
 
@@ -34,7 +34,7 @@ class RemoteError(ValueError):
 
 
 class Remote(Entry):
-    """An Entry at a URL; `pid`: its process on this host, when known."""
+    """An Entry at a URL; `pid`: its process on this host, when known. A Handle (handle.py)."""
 
     url: str = ""
     pid: int | None = None
@@ -84,6 +84,10 @@ class Remote(Entry):
         """Sum of Pss (smaps_rollup) over the tree; None: no --pid."""
         return None if self.pid is None else 1024 * sum(proc_kib(p, "smaps_rollup", "Pss") for p in self.tree_pids())
 
+    def exited(self) -> str | None:
+        """What ended its process (--pid), None while it runs or when no --pid names it."""
+        return f"process {self.pid} is gone" if self.pid is not None and not pid_alive(self.pid) else None
+
     def unknowns(self) -> list[str]:
         """What the run cannot know of this server, in words (the report's note)."""
         said = [
@@ -118,19 +122,7 @@ def remote_entry(url: str, pid: int | None = None, expect: int = 302) -> Remote:
     if pid is not None and not pid_alive(pid):
         raise RemoteError(f"no process {pid} on this host (/proc/{pid} is missing)")
     where = f", process {pid}" if pid is not None else ", CPU and memory unknown"
-    entry = Remote(
-        name=NAME,
-        language="running server",
-        kind="peer",
-        description=f"{url} (not started by the arena{where})",
-        requires=[],
-        build=[],
-        run="",
-        artifacts=[],
-        version="true",
-        folder=Path.cwd().resolve(),
-        manifest=Path("--url"),
-        ready="port",
-    )
+    description = f"{url} (not started by the arena{where})"
+    entry = ad_hoc(Remote, NAME, "running server", description, "", Path.cwd().resolve(), "--url")
     entry.url, entry.pid, entry.expect = url, pid, expect
     return entry

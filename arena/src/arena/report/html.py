@@ -1,34 +1,14 @@
-"""report.html: the view as one self-contained page (inline CSS and SVG, no script, no
-network), every string from the run escaped."""
+"""report.html: the report's blocks (sections.py) as one self-contained page (inline CSS and
+SVG, no script, no network), every string from the run escaped."""
 
 from __future__ import annotations
 
 import html
 
-from . import svg
-from .tables import (
-    FAILED_WORDS,
-    INSTRUCTIONS_WORDS,
-    Part,
-    Section,
-    Table,
-    conformance_table,
-    entries_table,
-    failed_table,
-    failing_cases,
-    footprint_table,
-    instruction_profiles,
-    instructions_table,
-    machine_lines,
-    method_lines,
-    mode_heading,
-    mode_table,
-    section_links,
-    section_table,
-    title,
-)
+from .sections import Block, Chart, Failing, Heading, Lines, Links, OwnReport, Table, Text, Warnings, blocks
+from .tables import Part, title
 from .view import View
-from .warnings import WarningGroup, grouped
+from .warnings import WarningGroup
 
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1d1f;background:#fff;
@@ -71,18 +51,6 @@ def table(t: Table) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def sections(parts: list[Section], level: int) -> list[str]:
-    """Each section as a heading of that level, its table and its charts."""
-    return [x for s in parts for x in (f"<h{level}>{html.escape(s.heading)}</h{level}>", table(s.table), *s.charts)]
-
-
-def load_part(part: Part) -> list[str]:
-    """A latency or sweep measurement of the run: heading, method, link, its sections."""
-    e = html.escape
-    own = f'Its own report: <a href="{e(part.href)}">{e(part.href)}</a>.'
-    return [f"<h2>{e(part.heading)}</h2>", f"<p>{e(part.method)} {own}</p>", *sections(part.sections, 3)]
-
-
 def warnings_list(groups: list[WarningGroup]) -> str:
     """One line per kind of warning, folded (<details>): its first sentence, for whom, and the
     other sentences of its kind folded again."""
@@ -104,50 +72,46 @@ def warnings_list(groups: list[WarningGroup]) -> str:
     return f'<details class="warnings"><summary>{e(summary)}</summary><ul>{"".join(items)}</ul></details>'
 
 
+def block(b: Block) -> list[str]:
+    """A block's lines of HTML (a list opens on the line of the heading before it)."""
+    e = html.escape
+    if isinstance(b, Heading):
+        return [f"<h{b.level}>{e(b.text)}</h{b.level}>"]
+    if isinstance(b, Text):
+        return [f'<p class="note">{e(b.text)}</p>' if b.note else f"<p>{e(b.text)}</p>"]
+    if isinstance(b, Links):
+        links = ", ".join(f'<a href="{e(href)}">{e(label)}</a>' for label, href in b.links)
+        return [f"<p>{e(b.before)}{links}.</p>"]
+    if isinstance(b, Lines):
+        if b.paragraph:
+            return ["<p>" + "<br>".join(e(line) for line in b.lines) + "</p>"]
+        return ["<ul>", *(f"<li>{e(line)}</li>" for line in b.lines), "</ul>"]
+    if isinstance(b, Chart):
+        return [b.draw()]
+    if isinstance(b, Warnings):
+        return [warnings_list(b.groups)]
+    if isinstance(b, Failing):
+        items = "".join(f"<li>{e(f['section'])} <code>{e(f['name'])}</code>: {e(f['detail'])}</li>" for f in b.failures)
+        return [f"<details><summary>{e(b.entry)}: {len(b.failures)} failing cases</summary><ul>{items}</ul></details>"]
+    if isinstance(b, OwnReport):
+        return [f'<p>{e(b.method)} Its own report: <a href="{e(b.href)}">{e(b.href)}</a>.</p>']
+    return [table(b)]
+
+
+def render_blocks(shown: list[Block]) -> list[str]:
+    """The blocks' lines of HTML, for page()."""
+    parts: list[str] = []
+    for b in shown:
+        lines = block(b)
+        if lines[0] == "<ul>" and parts:
+            parts[-1] += lines.pop(0)
+        parts += lines
+    return parts
+
+
 def render(view: View, loads: list[Part] = ()) -> str:
     """loads: the latency and sweep measurements written into this run's directory."""
-    e = html.escape
-    parts = [f"<h1>{e(title(view))}</h1>"]
-    for mv in view.modes:  # the answer first: each mode's ranking, its table and charts
-        parts += [f"<h2>{e(mode_heading(mv))}</h2>", f"<p>{e(mv.ranks_on)}</p>"]
-        if mv.reference_problem:
-            parts.append(f'<p class="note">Note: {e(mv.reference_problem)}.</p>')
-        parts += [table(mode_table(view, mv)), svg.rps_chart(mv)]
-        if mv.mode.timed:
-            parts.append(svg.latency_chart(mv))
-    parts += ["<h2>CPU cost</h2>", svg.efficiency_chart(view), svg.cpu_chart(view), "<h2>Machine</h2><ul>"]
-    parts += [f"<li>{e(line)}</li>" for line in machine_lines(view)] + ["</ul>", "<h2>Method</h2>"]
-    parts += ["<p>" + "<br>".join(e(line) for line in method_lines(view)) + "</p>", "<h2>Warnings</h2>"]
-    parts.append(warnings_list(grouped(view)))
-    failed = failed_table(view)
-    if failed is not None:
-        parts += ["<h2>Failed samples</h2>", f"<p>{e(FAILED_WORDS)}</p>", table(failed)]
-    counts = instructions_table(view)
-    if counts is not None:
-        parts += ["<h2>Instructions per request</h2>", f"<p>{e(INSTRUCTIONS_WORDS)}</p>", table(counts)]
-        links = ", ".join(f'<a href="{e(href)}">{e(label)}</a>' for label, href in instruction_profiles(view))
-        parts += [f"<p>Top functions (callgrind_annotate): {links}.</p>"] if links else []
-    for part in loads:
-        parts += load_part(part)
-    parts += ["<h2>Footprint</h2>", table(footprint_table(view)), svg.rss_chart(view)]
-    parts += ["<h2>Conformance</h2>", table(conformance_table(view))]
-    matrix = section_table(view)
-    if matrix is not None:
-        links = ", ".join(f'<a href="{e(href)}">{e(name)}</a>' for name, href in section_links())
-        parts += [
-            "<h3>By section of the spec</h3>",
-            f"<p>Each cell: pass · allowed alternative · fail. Rules: {links}.</p>",
-        ]
-        parts.append(table(matrix))
-        for entry, failures in failing_cases(view):
-            items = "".join(
-                f"<li>{e(f['section'])} <code>{e(f['name'])}</code>: {e(f['detail'])}</li>" for f in failures
-            )
-            parts.append(
-                f"<details><summary>{e(entry)}: {len(failures)} failing cases</summary><ul>{items}</ul></details>"
-            )
-    parts += ["<h2>Entries</h2>", table(entries_table(view))]
-    return page(title(view), parts)
+    return page(title(view), render_blocks(blocks(view, loads)))
 
 
 def page(heading: str, parts: list[str]) -> str:

@@ -19,7 +19,7 @@ import zlib
 from importlib import resources
 from pathlib import Path
 
-from renard_conformance.launcher import ServerProcess, process_tree
+from renard_conformance.launcher import CLK_TCK, ServerProcess, proc_cpu_ticks, proc_kib, process_tree
 
 from ..entries.process import Launch, Server, StartError, free_port, launch_ready, start
 from .define import COUNT, DEFAULT_POLICY, LOCATION, POLICIES, UPSTREAM_KEEPALIVE, Stack, StackError, StackMode
@@ -101,18 +101,28 @@ def front_config(stack: Stack, tmp: Path, port: int, tls: str, upstream: str | N
 
 
 class Running:
-    """The processes of one started stack: the front nginx (if any) and the entry (if any)."""
+    """The processes of one started stack: the front nginx (if any) and the entry (if any),
+    answering on port with stack's answer over HTTPS (cert). A Handle (entries/handle.py)."""
 
-    def __init__(self, port: int, cpus: str):
-        self.port, self.cpus = port, cpus
+    def __init__(self, port: int, cpus: str, stack: Stack, cert: Path):
+        self.port, self.cpus, self.stack, self.cert = port, cpus, stack, cert
         self.front: ServerProcess | None = None
         self.entry: Server | None = None
         self.tmp = Path(tempfile.mkdtemp(prefix="arena-stack-"))
         os.chmod(self.tmp, 0o755)  # nginx's workers (not root) read files and sockets here
 
-    def pids(self) -> list[int]:
+    def tree_pids(self) -> list[int]:
         roots = [p for p in (self.front and self.front.process, self.entry and self.entry.proc) if p]
         return [pid for p in roots if p.poll() is None for pid in process_tree(p.pid)]
+
+    def cpu_seconds(self) -> float:
+        return sum(proc_cpu_ticks(pid) for pid in self.tree_pids()) / CLK_TCK
+
+    def peak_rss_bytes(self) -> int:
+        return sum(proc_kib(pid, "status", "VmHWM") for pid in self.tree_pids()) * 1024
+
+    def answer_problem(self) -> str:
+        return answer_problem(self.stack, self.port, self.cert)
 
     def exited(self) -> str | None:
         for name, p in (("nginx", self.front and self.front.process), ("the entry", self.entry and self.entry.proc)):
@@ -165,7 +175,7 @@ def start_stack(
 ) -> Running:
     """Starts the stack pinned to cpus, ready to answer, a daemon behind nginx scheduled by
     policy (POLICIES); raises StartError (nothing left running)."""
-    running = Running(free_port(), cpus)
+    running = Running(free_port(), cpus, stack, cert)
     wrapper = POLICIES[policy]
     tls = tls_directives(cert, key, mode.resumption)
     try:

@@ -22,8 +22,8 @@ CPU of the stack = utime + stime (+ those of reaped children) of every process o
 entry's share and where the kernel's work goes can be read. Peak RSS = Σ VmHWM over them.
 
 Here the measurement: one sample, the samples in their interleaved order, the record. What a
-stack is: stackdef.py; starting one and its nginx.conf: stackfront.py; reading /proc and
-running h2load: stackread.py.
+stack is: stack/define.py; starting one and its nginx.conf: stack/front.py; reading /proc: stack/read.py;
+h2load: load/h2load.py.
 """
 
 from __future__ import annotations
@@ -34,13 +34,14 @@ import tempfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from renard_conformance.launcher import proc_kib
-
 from ..core.model import Config
 from ..core.modes import Mode
 from ..entries.process import StartError
 from ..load import mix as mixes
-from ..load.wrk import WrkError, run_wrk, wrk_argv, wrk_script
+from ..load.driver import LoadError
+from ..load.h2load import run_h2load
+from ..load.interleave import Step, order, run_interleaved
+from ..load.wrk import fold_errors, run_wrk, wrk_argv, wrk_script
 from .define import (
     BASELINE,
     BASELINES,
@@ -57,8 +58,8 @@ from .define import (
     Target,
     resolve,
 )
-from .front import answer_problem, make_certificate, start_stack
-from .read import cpu_by_process, cpu_ticks, run_h2load
+from .front import make_certificate, start_stack
+from .read import cpu_by_process, cpu_ticks
 
 # What `arena stack` (cli/stack.py) and its report (report/stacks.py) take from here.
 __all__ = ["BASELINE", "BASELINES", "DEFAULT", "MODES", "TARGETS", "Stack", "StackError", "StackMode", "StackRun"]
@@ -125,10 +126,10 @@ def measure(
     policy: str = DEFAULT_POLICY,
 ) -> StackSample:
     """One fresh stack: started (its daemon scheduled by policy), its answer checked, warmed
-    up, measured, stopped. Raises StartError, StackError or WrkError."""
+    up, measured, stopped. Raises StartError, StackError or LoadError."""
     running = start_stack(stack, mode, cfg.server_cpus, cert, key, policy)
     try:
-        problem = answer_problem(stack, running.port, cert)
+        problem = running.answer_problem()
         if problem:
             raise StackError(f"{stack.name}: {problem}")
         url = f"https://127.0.0.1:{running.port}{stack.path}"
@@ -139,20 +140,18 @@ def measure(
 
         def load(seconds: int) -> tuple[dict, float, float]:
             if mode.tool == "h2load":
-                return run_h2load(url, seconds, cfg, stack.expect, work, uris)
+                return run_h2load(url, seconds, cfg, stack.expect, H2_STREAMS, work, uris)
             wrk_mode = Mode(mode.name, mode.words, ("-H", "Connection: close") if mode.close else ())
             wrk, cpu, wall = run_wrk(wrk_argv(url, wrk_mode, seconds, cfg, work / "report.lua"), seconds)
-            e = wrk["errors"]
-            wrk["errors"] = {"socket": e["connect"] + e["read"] + e["write"] + e["timeout"], "status": e["status"]}
+            wrk["errors"] = fold_errors(wrk["errors"])
             return wrk, cpu, wall
 
         if cfg.warmup_s > 0:
             load(cfg.warmup_s)
-        pids = running.pids()
-        before = cpu_ticks(pids)
+        before = cpu_ticks(running.tree_pids())
         figures, client_cpu, wall = load(cfg.duration_s)
-        after = cpu_ticks(running.pids())
-        peak = sum(proc_kib(pid, "status", "VmHWM") for pid in after) * 1024
+        after = cpu_ticks(running.tree_pids())
+        peak = running.peak_rss_bytes()
         gone = running.exited()
         if gone:
             raise StackError(f"{stack.name}: {gone} during the run")
@@ -205,11 +204,6 @@ class StackRun:
         return cls(d["config"], d["stacks"], [StackSample.load(s) for s in d["samples"]], d["failures"], d["method"])
 
 
-def order(stacks: list[Stack], modes: list[str], reps: int) -> list[tuple[int, str, Stack]]:
-    """The interleaved order of samples: for rep, for mode, for stack (A B C A B C …)."""
-    return [(rep, m, s) for rep in range(reps) for m in modes for s in stacks]
-
-
 def run(
     stacks: list[Stack],
     modes: list[str],
@@ -218,7 +212,7 @@ def run(
     skipped: dict[str, str] | None = None,
     policy: str = DEFAULT_POLICY,
 ) -> StackRun:
-    """Measures every stack in every mode cfg.repetitions times, interleaved. A stack that
+    """Measures every stack in every mode cfg.repetitions times, interleaved (load/interleave.py). A stack that
     cannot start is tried no more, and said in `failures` with the reason; the others go on.
     skipped: stack name -> why it is not measured at all (an entry unavailable or unbuilt),
     kept in the record as a failure. progress(done, total, words) before each sample. policy:
@@ -244,24 +238,25 @@ def run(
     skipped = skipped or {}
     record.failures += [{"stack": name, "mode": "all", "rep": 0, "reason": why} for name, why in skipped.items()]
     work = Path(tempfile.mkdtemp(prefix="arena-stack-run-"))
-    dead: set[str] = set(skipped)
     try:
         os.chmod(work, 0o755)
         cert, key = make_certificate(work)
         wrk_script(Mode("report", ""), work, cfg.mix)  # work/report.lua: wrk's done() printing JSON, the mix
-        steps = order(stacks, modes, cfg.repetitions)
-        for i, (rep, mode_name, stack) in enumerate(steps):
-            if stack.name in dead:
-                continue
+
+        def sample(step: Step[Stack]) -> None:
+            record.samples.append(measure(step.subject, MODES[step.mode], step.rep, cfg, cert, key, work, policy))
+
+        def failed(step: Step[Stack], err: Exception) -> None:
+            failure = {"stack": step.subject.name, "mode": step.mode, "rep": step.rep, "reason": str(err).strip()}
+            record.failures.append(failure)
+
+        def said(done: int, total: int, step: Step[Stack]) -> None:
             if progress:
-                progress(i, len(steps), f"{stack.name}, {mode_name}, repetition {rep + 1}")
-            try:
-                record.samples.append(measure(stack, MODES[mode_name], rep, cfg, cert, key, work, policy))
-            except (StartError, StackError, WrkError) as err:
-                reason = str(err).strip()
-                record.failures.append({"stack": stack.name, "mode": mode_name, "rep": rep, "reason": reason})
-                if isinstance(err, StartError):
-                    dead.add(stack.name)
+                progress(done, total, f"{step.subject.name}, {step.mode}, repetition {step.rep + 1}")
+
+        steps = order(stacks, modes, cfg.repetitions)
+        errors = (StartError, StackError, LoadError)
+        run_interleaved(steps, sample, failed, errors, gives_up=(StartError,), skipped=set(skipped), progress=said)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     record.config["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]  # 1 min, start and end

@@ -18,8 +18,9 @@ from ..bench.measure import SampleError, measure_sample, scripts_for
 from ..conformance.sections import tally
 from ..conformance.verify import run_suite, verify_entry
 from ..core.model import Config, Run
-from ..entries.build import build, needs_build, run_logged
+from ..entries.build import build, needs_build
 from ..entries.junit import ReportError, count, remove_stale
+from ..entries.logged import TEST_TIMEOUT_S, run_logged
 from ..entries.manifest import Entry, artifact_paths
 from ..entries.scaffold import TODO
 from ..host.cgroup import probe
@@ -29,7 +30,6 @@ from ..report import readme
 PASS, FAIL, SKIP = "✓", "✗", "–"
 ITEMS = ("entry.toml", "builds", "core route", "verify --full", "robustness", "capped bench", "results row", "tests")
 NEEDED_BY_PEERS = ("entry.toml", "builds", "core route")
-TEST_TIMEOUT_S = 900  # one entry's own tests
 TESTS_COUNTED = re.compile(r"\b[1-9]\d* (passed|tests?|ok)\b", re.IGNORECASE)
 
 

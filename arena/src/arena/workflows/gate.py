@@ -40,7 +40,7 @@ from ..entries.build import build, needs_build
 from ..entries.manifest import Entry, discover, select
 from ..entries.process import StartError
 from ..host.cgroup import CapError
-from ..load.wrk import WrkError
+from ..load.driver import LoadError
 
 
 class GateError(Exception):
@@ -198,7 +198,7 @@ def _compare_all(old: dict[str, Entry], current: list[Entry], cfg: Config, opts:
             if opts.syscalls and syscalls.available() is None:
                 say(f"{entry.name}: system calls per request (strace)")
                 verdicts += syscall_verdicts(a, entry, say)
-        except (SampleError, StartError, WrkError, CapError, instructions.CountError, syscalls.CountError) as err:
+        except (SampleError, StartError, LoadError, CapError, instructions.CountError, syscalls.CountError) as err:
             raise GateError(f"{entry.name}: {str(err).splitlines()[0]}") from None
         out += [(entry.name, v) for v in verdicts]
     return out

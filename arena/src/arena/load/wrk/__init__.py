@@ -10,15 +10,14 @@ from pathlib import Path
 
 from ...core.model import Config
 from ...core.modes import Mode
-from ...entries.process import TimedOut, run_timed
 from .. import mix as mixes
+from ..driver import LoadError, run_load
 from ..mix import DEFAULT_MIX
 
 WRK_MARK = "arena-json "  # prefix of the machine-readable line printed by wrk/report.lua
 
 
-class WrkError(Exception):
-    pass
+WrkError = LoadError  # the name bench/measure.py still catches
 
 
 def wrk_script(m: Mode, tmp: Path, mix_name: str = DEFAULT_MIX) -> Path:
@@ -57,16 +56,24 @@ def run_wrk(argv: list[str], seconds: int) -> tuple[dict, float, float]:
     """Runs wrk to its end; returns (its JSON line, its CPU seconds, wall seconds).
 
     CPU: process.run_timed's, which is wrk alone (the server stays alive until after this
-    returns). Bounded by seconds + 30 s."""
-    try:
-        wrk = run_timed(argv, seconds, "wrk")
-    except TimedOut as err:
-        raise WrkError(str(err)) from None
+    returns). Bounded by seconds + 30 s; raises LoadError."""
+    figures, wrk = run_load(argv, seconds, "wrk", read_wrk)
+    return figures, wrk.client_cpu_s, wrk.wall_s
+
+
+def read_wrk(wrk) -> dict:
+    """The JSON line report.lua printed; LoadError when there is not exactly one."""
     lines = [line for line in wrk.stdout.splitlines() if line.startswith(WRK_MARK)]
-    if wrk.returncode != 0 or len(lines) != 1:
-        tail = (wrk.stdout + wrk.stderr).strip().splitlines()[-5:]
-        raise WrkError(f"wrk exited {wrk.returncode} without its JSON line: " + " | ".join(tail))
-    return json.loads(lines[0][len(WRK_MARK) :]), wrk.client_cpu_s, wrk.wall_s
+    if len(lines) != 1:
+        tail = (wrk.stdout + wrk.stderr).strip().splitlines()[-3:]
+        raise LoadError("wrk printed no JSON line: " + " | ".join(tail))
+    return json.loads(lines[0][len(WRK_MARK) :])
+
+
+def fold_errors(errors: dict) -> dict:
+    """wrk's errors as h2load's figures count them: {"socket": connect + read + write +
+    timeout, "status": answers not of the expected class}."""
+    return {"socket": sum(errors[k] for k in ("connect", "read", "write", "timeout")), "status": errors["status"]}
 
 
 def wrk_rps(wrk: dict) -> float:
