@@ -192,7 +192,9 @@ def test_with_several_connections_wrk_shares_the_sequence_and_h2load_walks_it_pe
     request(), taken as its connections became writable. h2load: each connection sends the
     file (the sequence) from its start, in order."""
     connections = 4
-    cfg = replace(Config(), duration_s=1, warmup_s=0, repetitions=1, connections=connections, mix="seeded")
+    # 3 s: a resumed TLS handshake per request made 170-296 requests in 1 s on a busy 2-vCPU
+    # machine, under the 300 the shares' bound needs; 3 s gives that machine 500 or more.
+    cfg = replace(Config(), duration_s=3, warmup_s=0, repetitions=1, connections=connections, mix="seeded")
     record = stack.run([stack.BASELINES["nginx-302"]], ["resumed", "h2"], cfg)
     assert record.failures == []
     sequence = targets(MIXES["seeded"], "/", PERIOD)
