@@ -10,10 +10,10 @@ and paste the rows under the README's header."""
 import re
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
+from archives import unpack as unpack_tar
 
 from arena.core.model import Run
 from arena.report import build, readme, svg
@@ -27,9 +27,7 @@ LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")  # a markdown link's target, a
 def archived_run(tmp_path: Path) -> Path:
     """The run the README's table names (its `run YYYYMMDD-HHMMSS`), unpacked from docs/runs/."""
     (run_id,) = set(re.findall(r"docs/runs/(\d{8}-\d{6})\.tar\.xz", README.read_text()))
-    with tarfile.open(REPO / "docs" / "runs" / f"{run_id}.tar.xz") as archive:
-        archive.extractall(tmp_path, filter="data")
-    return tmp_path
+    return unpack_tar(REPO / "docs" / "runs" / f"{run_id}.tar.xz", tmp_path)
 
 
 def readme_table() -> list[str]:

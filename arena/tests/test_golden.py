@@ -4,10 +4,10 @@ update them when the report changes on purpose)."""
 
 from __future__ import annotations
 
-import tarfile
 from pathlib import Path
 
 import pytest
+from archives import unpack as unpack_tar
 from click.testing import CliRunner
 
 from arena.cli import cli
@@ -17,9 +17,7 @@ GOLDEN = Path(__file__).parent / "fixtures" / "golden"
 
 
 def unpack(name: str, into: Path) -> Path:
-    with tarfile.open(GOLDEN / name) as tar:
-        tar.extractall(into, filter="data")
-    return into
+    return unpack_tar(GOLDEN / name, into)
 
 
 @pytest.fixture(scope="module")

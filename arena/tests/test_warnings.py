@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import tarfile
 from pathlib import Path
+
+from archives import unpack as unpack_tar
 
 from arena.core.model import Run
 from arena.report import build
@@ -13,9 +14,7 @@ GOLDEN = Path(__file__).parent / "fixtures" / "golden" / "recorded-run.tar.xz"
 
 
 def golden_view(tmp_path: Path):
-    with tarfile.open(GOLDEN) as tar:
-        tar.extractall(tmp_path, filter="data")
-    return build(Run.read(tmp_path))
+    return build(Run.read(unpack_tar(GOLDEN, tmp_path)))
 
 
 def test_every_sentence_is_kept_in_exactly_one_group_of_its_kind(tmp_path):

@@ -32,6 +32,9 @@ LDD_LINE = re.compile(r"^\s*(?:\S+ => )?(/\S+) \(0x[0-9a-f]+\)$")
 SECCOMP_DEFAULT = "/usr/share/containers/seccomp.json"  # podman's default profile (containers-common)
 IO_URING_CALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register")
 # Files of the Debian packages an interpreter never opens at run time.
+# The base is unpacked as mmdebstrap wrote it (absolute links and all): the 'fully_trusted'
+# filter where tarfile has filters (3.11.4+); Debian 12's 3.11.2 has none and does the same.
+TRUSTED = {"filter": "fully_trusted"} if hasattr(tarfile, "fully_trusted_filter") else {}
 DEBIAN_SKIPPED = ("./usr/share/doc/", "./usr/share/man/", "./usr/share/lintian/", "./usr/share/locale/", "./dev/")
 
 
@@ -236,7 +239,7 @@ def _unpack_debian(packages: tuple[str, ...], base: Path) -> None:
         os.replace(part, tarball)
     with tarfile.open(tarball) as tar:
         members = [m for m in tar.getmembers() if not m.name.startswith(DEBIAN_SKIPPED) and not m.isdev()]
-        tar.extractall(base, members=members, filter="fully_trusted")
+        tar.extractall(base, members=members, **TRUSTED)
 
 
 def _run(argv: list[str]) -> str:
