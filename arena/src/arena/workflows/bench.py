@@ -316,17 +316,23 @@ def _partners(e: Entry, live: list[Entry], run: Run) -> list[Entry]:
     return [names[n] for n in dict.fromkeys(wanted) if n in names and n != e.name]
 
 
-def wide_pairs(run: Run, live: list[Entry]) -> list[tuple[float, str, Entry, Entry, PairedRatio | None]]:
+def wide_pairs(
+    run: Run, live: list[Entry], most: int = plan.MAX_PAIRS
+) -> list[tuple[float, str, Entry, Entry, PairedRatio | None]]:
     """(half-width, mode, entry, partner, its paired ratio) of every ratio the table prints whose
     interval is wider than compare.HALF_WIDTH (or that has fewer than 2 pairs) and that has
-    fewer than plan.MAX_PAIRS pairs, widest first; on the server's CPU per request (own_cpu_us)."""
-    out = []
+    fewer than `most` pairs, widest first, each two entries once (c of floor and floor of c
+    share their pairs); on the server's CPU per request (own_cpu_us)."""
+    out, seen = [], set()
     for mode_name in run.config.modes:
         for e in live:
             for other in _partners(e, live, run):
+                if (mode_name, other.name, e.name) in seen:
+                    continue
+                seen.add((mode_name, e.name, other.name))
                 mine, theirs = figures(pairs_of(run, mode_name, e.name, other.name), lambda s: s.own_cpu_us)
                 r = paired_ratio(theirs, mine) if mine else None
-                if (r is None or not r.steady) and len(mine) < plan.MAX_PAIRS:
+                if (r is None or not r.steady) and len(mine) < most:
                     width = r.half_width if r is not None and r.half_width is not None else float("inf")
                     out.append((width, mode_name, e, other, r))
     return sorted(out, key=lambda x: (-x[0], x[1], x[2].name, x[3].name))
@@ -364,7 +370,7 @@ def _grow_pairs(steps: Plan, cfg: Config, run_dir, log_dir, samples, failures, p
                         measured += 1
                 if not measured:  # the budget is spent (or every extra sample failed)
                     break
-        left = wide_pairs(current(), live)
+        left = wide_pairs(current(), live, most=10**9)
         console.print(
             f"extra pairs: {len(pairs)} in {plan.minutes(time.monotonic() - began)}; "
             f"{len(left)} ratios still wider than ±3% (the bound of {plan.MAX_PAIRS} pairs or "
