@@ -110,7 +110,11 @@ def test_without_a_cgroup_the_capped_modes_are_left_out_and_the_reason_kept(monk
     assert (cfg.cpu_quota, cfg.cap_problem) == (None, "no cgroup hierarchy with the cpu controller is mounted")
 
 
-def test_with_a_cgroup_the_quota_is_kept_and_without_capped_modes_it_is_not_recorded(monkeypatch):
+def test_with_a_cgroup_the_quota_is_kept_and_without_capped_modes_only_where_a_group_can_be_made(monkeypatch):
     monkeypatch.setattr(benchrun, "probe", lambda quota: None)
     assert benchrun.with_cap_or_without(Config(cpu_quota=0.25)).cpu_quota == 0.25
-    assert benchrun.with_cap_or_without(Config(modes=("keepalive",))).cpu_quota is None
+    # no capped mode: the quota still says the server may sit in an (uncapped) cgroup to count its CPU
+    assert benchrun.with_cap_or_without(Config(modes=("keepalive",))).cpu_quota == 0.5
+    monkeypatch.setattr(benchrun, "probe", lambda quota: "no cgroup hierarchy with the cpu controller is mounted")
+    cfg = benchrun.with_cap_or_without(Config(modes=("keepalive",)))
+    assert (cfg.cpu_quota, cfg.cap_problem) == (None, None)

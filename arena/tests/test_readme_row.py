@@ -27,9 +27,10 @@ from arena.workflows import check
 REPO = Path(__file__).resolve().parents[2]
 MODES = ["keepalive", "pipeline16", "keepalive-capped", "close-capped"]
 # rust's capped CPU µs per request: 1.5e6 ÷ 112 005, 124 656, 139 902 requests; the floor's
-# 11.83–14.57 (12.92) overlaps it, so its 1.07 of floor is not significant
+# 11.83–14.57 (12.92) overlaps it, yet each round's pair puts rust 1.07–1.10 of the floor: significant
 RUST_ROW = (
-    "| `rust` | ours | 12.03 (10.72–13.39) | 41 552 (37 335–46 634) | 1.32 | 1.07 n.s. | – · – | 984 · 613 "
+    "| `rust` | ours | 12.03 (10.72–13.39) | 41 552 (37 335–46 634) | 1.32 [1.28–1.47] ±7% after 3 pairs "
+    "| 1.09 [1.07–1.10] | – · – | 984 · 613 "
     "| 732 962 (412 541–749 481) | 10 117 (9 034–10 578) | 651 kB | 603 kB | 3.2 ms | 235/235 |"
 )
 QUOTA_CPU_S = 1.5  # a capped server's CPU over a 3 s sample at a 50% quota
@@ -155,25 +156,34 @@ def test_rust_row_has_every_column_in_the_readme_formats():
 def test_a_reference_a_floor_and_a_peer_read_as_the_readme_writes_them():
     v = view()
     nginx = readme.cells(v, "nginx-lua")
-    assert nginx[2:6] == ["15.85 (15.80–17.12)", "31 555 (29 201–31 650)", "1", "0.82"]  # the floor's CPU ÷ its own
+    assert nginx[2:6] == [
+        "15.85 (15.80–17.12)",
+        "31 555 (29 201–31 650)",
+        "1",
+        "0.82 [0.75–0.85] ±6% after 3 pairs",
+    ]  # the floor's CPU ÷ its own
     assert nginx[11:] == ["1.0 kB + 2.3 MB", "15.7 ms", "3 + 72 allowed of 235; core route yes"]
     floor = readme.cells(v, "floor")
-    assert floor[4:6] == ["1.23", "1.00"] and floor[7] == "822 · 452" and floor[-1] == "not a server of the spec"
+    assert (
+        floor[4:6] == ["1.23 [1.17–1.34] ±7% after 3 pairs", "1.00"]
+        and floor[7] == "822 · 452"
+        and floor[-1] == "not a server of the spec"
+    )
 
 
 def test_what_the_run_does_not_hold_is_a_dash_and_an_overlap_is_not_significant():
     python = readme.cells(view(), "python")
-    assert python[4] == "1.16 n.s."  # its capped CPU range overlaps nginx-lua's
+    assert python[4] == "1.16 [0.95–1.20] ±11% after 3 pairs n.s."  # its interval holds 1
     assert python[6] == "– · –"  # no system calls counted into this run
     assert python[7] == "– · –"  # not counted by callgrind
     assert python[9] == "–"  # close-capped not measured
     assert python[12] == "113 ms" and python[13] == "234/235"
 
 
-def test_of_floor_is_not_significant_when_the_cpu_ranges_overlap():
+def test_of_floor_is_not_significant_when_the_paired_interval_holds_one():
     """cpp against floor-uring as run 20261126-003226 measured them (keepalive-capped, each
-    sample's cgroup CPU seconds and requests): cpp's median is below the floor's, the ranges
-    overlap, so it reads as no different from its floor, never as beating it."""
+    sample's cgroup CPU seconds and requests): cpp's per-round ratios to the floor spread
+    across 1, so it reads as no different from its floor, never as beating it."""
     doc = make_run()
     doc["entries"] += [
         entry("cpp", "ours", {"pass": 235, "alt": 0, "fail": 0}, 1, 0, [1.0]) | {"floor": "floor-uring"},
@@ -188,7 +198,7 @@ def test_of_floor_is_not_significant_when_the_cpu_ranges_overlap():
             s = sample(name, "keepalive-capped", rep, requests / 3)
             doc["samples"].append(s | {"requests": requests, "cgroup_cpu_s": cpu_s})
     cpp = readme.cells(view(doc), "cpp")
-    assert cpp[2] == "7.04 (7.01–9.73)" and cpp[5] == "1.06 n.s. of floor-uring"
+    assert cpp[2] == "7.04 (7.01–9.73)" and cpp[5] == "0.92 [0.83–1.06] ±13% after 3 pairs n.s. of floor-uring"
     floor = readme.cells(view(doc), "floor-uring")
     assert (floor[2], floor[5]) == ("7.45 (6.46–8.05)", "1.00")
 
@@ -203,7 +213,7 @@ def test_an_entry_divided_by_another_floor_names_it():
         for s in doc["samples"]
         if s["entry"] == "floor"
     ]
-    assert readme.cells(view(doc), "rust")[5] == "2.15 of floor-uring"
+    assert readme.cells(view(doc), "rust")[5] == "2.18 [2.15–2.21] of floor-uring"
     assert readme.cells(view(doc), "floor-uring")[5] == "1.00"
 
 
@@ -326,10 +336,13 @@ def test_check_passes_a_row_as_the_latest_run_gives_it(repo):
 
 
 def test_check_names_each_stale_cell_with_the_readmes_and_the_runs_figures(repo):
-    stale = RUST_ROW.replace("| 1.32 |", "| 1.30 |").replace("3.2 ms", "3.9 ms")
+    stale = RUST_ROW.replace("| 1.32 [1.28–1.47] ±7% after 3 pairs |", "| 1.30 |").replace("3.2 ms", "3.9 ms")
     item = results_row(repo, stale, make_run())
     assert item.mark == check.FAIL, item.reason
-    assert "× nginx: README 1.30, run 1.32; start-up: README 3.9 ms, run 3.2 ms" in item.reason
+    assert (
+        "× nginx: README 1.30, run 1.32 [1.28–1.47] ±7% after 3 pairs; start-up: README 3.9 ms, run 3.2 ms"
+        in item.reason
+    )
     assert "peak RSS" not in item.reason and "CPU µs/req" not in item.reason
 
 
@@ -343,7 +356,7 @@ def test_check_compares_the_syscalls_cell_only_where_the_run_counted_them(repo):
 
 
 def test_check_does_not_compare_with_a_quick_run_or_one_without_the_entry(repo):
-    stale = RUST_ROW.replace("| 1.32 |", "| 1.30 |")
+    stale = RUST_ROW.replace("| 1.32 [1.28–1.47] ±7% after 3 pairs |", "| 1.30 |")
     assert "is a quick run" in results_row(repo, stale, make_run(quick=True)).reason
     without = make_run()
     without["entries"] = without["entries"][1:]

@@ -19,7 +19,7 @@ from test_loads import write_loads
 
 from arena.core.model import Run
 from arena.report import build, html, markdown, write_reports
-from arena.report.view import fmt_ratio
+from arena.report.view import fmt_paired
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -104,11 +104,24 @@ def test_row_carries_median_min_max_of_each_figure(run):
     assert rust.median("efficiency") == pytest.approx(1e6 / 2.1)
 
 
-def test_ratio_to_reference_is_ratio_of_medians_with_extreme_pairings(run):
+def test_ratio_to_reference_is_the_median_of_the_ratios_of_pairs_of_one_round(run):
     r = by_entry(ranked_table(run, "keepalive"))["rust"].ratio
-    assert r.median_ratio == pytest.approx(150000 / 137000)
-    assert (r.lo, r.hi) == pytest.approx((148000 / 140000, 152000 / 130000))
+    per_round = sorted((150000 / 137000, 148000 / 130000, 152000 / 140000))
+    assert (r.median_ratio, r.pairs) == (pytest.approx(per_round[1]), 3)
+    assert per_round[0] <= r.lo < r.hi <= per_round[2]
     assert r.significant is True
+
+
+def test_an_extra_round_adds_its_pair_and_a_single_pair_has_no_interval(run):
+    run["config"]["repetitions"] = 1
+    run["samples"] = [s for s in run["samples"] if s["rep"] == 0 or s["mode"] != "keepalive"]
+    assert by_entry(ranked_table(run, "keepalive"))["rust"].ratio.lo is None
+    for entry, rps in (("rust", 160000.0), ("nginx-lua", 100000.0)):
+        extra = next(s for s in run["samples"] if s["entry"] == entry and s["mode"] == "keepalive")
+        run["samples"].append(dict(extra, rep=7 if entry == "rust" else 9, rps=rps))
+    run["pairs"] = [{"mode": "keepalive", "entry": "rust", "entry_rep": 7, "partner": "nginx-lua", "partner_rep": 9}]
+    r = by_entry(ranked_table(run, "keepalive"))["rust"].ratio
+    assert (r.pairs, r.lo, r.hi) == (2, pytest.approx(150000 / 137000), pytest.approx(1.6))
 
 
 def test_overlapping_samples_give_a_not_significant_ratio(run):
@@ -323,7 +336,7 @@ def test_every_row_shows_its_ratio_to_the_floor_which_is_not_ranked(run):
     ]
     assert by_entry(rows)["rust"].of_floor.median_ratio == pytest.approx(1 / 1.25)
     md = render_markdown(run)
-    assert "| – | floor | C | floor | 187,500 (185,000–190,000) | 1.37× (1.32–1.46) | floor |" in md
+    assert "| – | floor | C | floor | 187,500 (185,000–190,000) | 1.37 [1.36–1.42] | floor |" in md
     assert "it is not a conforming server" in md and "| floor | not a conforming server |" in md
 
 
@@ -338,7 +351,8 @@ def test_warnings_in_plain_words(run):
         "(a server that answers sooner is woken for fewer requests at a time and pays more per request), so the "
         "capped modes rank it",
         "java-seed in mode keepalive gave 2 answers that were not 3xx over 3 repetitions",
-        "rust vs nginx-lua in mode close: 0.97× (0.88–1.22) is not significant (the min–max ranges overlap)",
+        "rust vs nginx-lua in mode close: 1.03 [0.97–1.04] ±3% after 3 pairs is not significant "
+        "(its 95% interval holds 1)",
         "java-seed in mode close had 5 socket errors (read 5) over 3 repetitions",
         "java-seed failed 2 conformance cases",
     ]
@@ -376,18 +390,24 @@ def test_markdown_has_one_ranked_table_per_mode(run):
     md = render_markdown(run)
     for mode in ("keepalive", "pipeline16", "close"):
         assert f"## Requests per second: {mode} (" in md
-    assert md.count("| # | entry | language | kind | requests/s median (min–max) | vs nginx-lua | of its floor |") == 3
+    assert (
+        md.count(
+            "| # | entry | language | kind | requests/s median (min–max) | vs nginx-lua [95% interval] "
+            "| of its floor [95% interval] |"
+        )
+        == 3
+    )
 
 
 @pytest.mark.parametrize(
     "line",
     [
-        "| 1 | rust | Rust | ours | 150,000 (148,000–152,000) | 1.09× (1.06–1.17) | – | 476,190 | 2.10 (2.00–2.20) "
+        "| 1 | rust | Rust | ours | 150,000 (148,000–152,000) | 1.09 [1.09–1.14] | – | 476,190 | 2.10 (2.00–2.20) "
         "| – | 310 / 920 | 1.9 MB | 1.5 MB | 1 of 3 | requests/s, client-bound in 1 of 3 (wrk's limit) |",
-        "| 1 | rust | Rust | ours | 1,700,000 (1,650,000–1,750,000) | 12.23× (11.70–12.96) | – | 2,222,222 "
+        "| 1 | rust | Rust | ours | 1,700,000 (1,650,000–1,750,000) | 12.23 [12.22–12.41] | – | 2,222,222 "
         "| 0.45 (0.44–0.47) | – | – / – |",
         "| 2 | nginx-lua | Lua (nginx) | peer | 137,000 (130,000–140,000) | reference |",
-        "| 2 | rust | Rust | ours | 30,000 (28,000–33,000) | 0.97× (0.88–1.22) not significant |",
+        "| 2 | rust | Rust | ours | 30,000 (28,000–33,000) | 1.03 [0.97–1.04] ±3% after 3 pairs not significant |",
         "| – | zig | Zig | ours | unavailable: requires `zig` on PATH |",
         "| rust | 612 kB | – | 3.1 (2.9–3.4) | 2.0 MB (1.9 MB–2.0 MB) | 1.6 MB (1.5 MB–1.6 MB) |",
         "| java-seed | 60 | 8 | 2 |",
@@ -435,7 +455,7 @@ def test_html_charts_are_titled_svgs_one_per_metric(run):
 def test_html_has_the_markdown_tables(run):
     page = render_html(run)
     assert page.count("<table>") == 3 + 3  # one per mode, footprint, conformance, entries
-    assert '<td class="num wrap">0.97× (0.88–1.22) not significant</td>' in page
+    assert '<td class="num wrap">1.03 [0.97–1.04] ±3% after 3 pairs not significant</td>' in page
 
 
 def test_write_reports_writes_both_files(run, tmp_path):
@@ -528,8 +548,8 @@ def capped_costs(run: dict, mode: str, costs: dict[str, tuple]) -> dict:
 def test_of_its_floor_compares_cpu_per_request_in_a_capped_mode_and_is_not_significant_when_ranges_overlap(run):
     run = capped_costs(run, "keepalive-capped", {"rust": (2.1, 2.2, 2.4), "floor": (2.0, 2.3, 2.5)})
     rust = by_entry(ranked_table(run, "keepalive-capped"))["rust"]
-    assert rust.of_floor.median_ratio == pytest.approx(2.3 / 2.2) and not rust.of_floor.significant
-    assert "| 1.05× (0.83–1.19) floor not significant |" in render_markdown(run)
+    assert rust.of_floor.median_ratio == pytest.approx(2.5 / 2.4) and not rust.of_floor.significant
+    assert "| 1.04 [0.95–1.05] ±4% after 3 pairs floor not significant |" in render_markdown(run)
     assert not [w for w in warnings(run) if "its floor" in w and "rust" in w]
 
 
@@ -561,7 +581,7 @@ def test_each_mode_of_the_report_says_in_one_sentence_what_it_ranks_on(run):
     capped_words = (
         "Ranked by the server's own CPU µs per request under the cap, from its cgroup's counter, fewer first "
         "(the requests one CPU-second buys), not by wrk's requests/s; the ratios divide the reference's and the "
-        "floor's CPU per request by the entry's, so above 1 is cheaper."
+        "floor's CPU per request by the entry's, pair by pair, so above 1 is cheaper."
     )
     heading = "## Server CPU per request: keepalive-capped (keep-alive connections, server CPU capped)"
     assert f"{heading}\n\n{capped_words}\n" in md
@@ -630,7 +650,7 @@ def test_each_entry_is_divided_by_its_own_floor_and_the_cell_names_it(run):
     nginx = rows["nginx-lua"]
     assert nginx.floor.name == "floor" and nginx.of_floor.median_ratio < 1 and nginx.of_floor.significant
     md = render_markdown(with_uring_floor(json.loads(FIXTURE.read_text())))
-    assert "| 0.62× (0.61–0.64) floor-uring |" in md and f"| {fmt_ratio(nginx.of_floor)} floor |" in md
+    assert "| 0.62 [0.62–0.62] floor-uring |" in md and f"| {fmt_paired(nginx.of_floor)} floor |" in md
     assert "The floors (floor, floor-uring)" in md
     assert "floor and floor-uring are the floors, one per mechanism" in " ".join(warnings(with_uring_floor(run)))
 

@@ -167,3 +167,33 @@ def test_invalid_run_is_not_written(tmp_path):
     with pytest.raises(SchemaError, match="samples\\[0\\].mode"):
         run.write(tmp_path)
     assert not (tmp_path / "run.json").exists()
+
+
+def test_a_run_without_pairs_or_tracked_still_loads_and_one_with_them_round_trips():
+    doc = json.loads(FIXTURE.read_text())
+    assert Run.load(copy.deepcopy(doc)).pairs == []
+    doc["pairs"] = [{"mode": "keepalive", "entry": "rust", "entry_rep": 3, "partner": "nginx-lua", "partner_rep": 3}]
+    doc["samples"][0]["tracked"] = False
+    run = Run.load(copy.deepcopy(doc))
+    assert (run.pairs[0].partner_rep, run.samples[0].tracked) == (3, False)
+    assert run.to_json()["pairs"] == doc["pairs"] and run.to_json()["samples"][0]["tracked"] is False
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (
+            lambda d: d.update(
+                pairs=[{"mode": "keepalive", "entry": "zz", "entry_rep": 3, "partner": "rust", "partner_rep": 3}]
+            ),
+            "pairs[0].entry: 'zz' is not in entries",
+        ),
+        (lambda d: d.update(pairs=[{"mode": "keepalive", "entry": "rust"}]), "pairs[0].entry_rep: missing key"),
+        (lambda d: d["samples"][0].update(tracked="yes"), "samples[0].tracked: must be bool"),
+    ],
+)
+def test_invalid_pairs_or_tracked_name_the_key(mutate, message):
+    doc = json.loads(FIXTURE.read_text())
+    mutate(doc)
+    with pytest.raises(SchemaError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        validate(doc)

@@ -152,6 +152,47 @@ def decide_paired(
     return Verdict(metric, float(np.median(ratios)), lo, hi, p, outcome, higher_is_better, len(ratios))
 
 
+HALF_WIDTH = 0.03  # a paired ratio is steady when its interval's half-width is within this share of it
+
+
+@dataclass(frozen=True)
+class PairedRatio:
+    """num ÷ den from pairs measured back to back: median_ratio is the median of the per-pair
+    ratios, lo–hi the bootstrap 95% interval of that median (decide_paired's); lo and hi are
+    None with fewer than 2 pairs (one pair has no spread to resample)."""
+
+    median_ratio: float
+    lo: float | None
+    hi: float | None
+    pairs: int
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the interval as a share of the ratio (0.03: ±3%); None without an interval."""
+        return None if self.lo is None or self.hi is None else (self.hi - self.lo) / 2 / self.median_ratio
+
+    @property
+    def steady(self) -> bool:
+        """The interval's half-width is within HALF_WIDTH of the ratio."""
+        return self.half_width is not None and self.half_width <= HALF_WIDTH
+
+    @property
+    def significant(self) -> bool:
+        """The interval excludes 1.00 (touching counts as holding it)."""
+        return self.lo is not None and self.hi is not None and not (self.lo <= 1 <= self.hi)
+
+
+def paired_ratio(num: list[float], den: list[float]) -> PairedRatio:
+    """The ratio num[i] ÷ den[i] over pairs taken back to back, with decide_paired's bootstrap
+    interval of its median; raises ValueError without a pair or with a value <= 0."""
+    if len(num) != len(den) or not num or min(num) <= 0 or min(den) <= 0:
+        raise ValueError("a paired ratio needs pairs of positive values")
+    if len(num) == 1:
+        return PairedRatio(num[0] / den[0], None, None, 1)
+    v = decide_paired(den, num)
+    return PairedRatio(v.ratio, v.lo, v.hi, v.pairs)
+
+
 def decide_count(a: float, b: float, metric: str, change: float = COUNT_CHANGE) -> Verdict:
     """Two instruction counts: a change when they differ by more than `change` (fewer is better)."""
     ratio = b / a

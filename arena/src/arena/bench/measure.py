@@ -17,7 +17,7 @@ from ..entries.manifest import Entry
 from ..entries.outside import Outside
 from ..entries.process import Launch, Server, StartError, free_port, launch_ready, start
 from ..entries.remote import Remote, pid_alive
-from ..host import conntrack, hostload
+from ..host import conntrack, hostload, notrack
 from ..host.cgroup import CapError, CpuCap
 from ..load.warmup import Window, until_steady, warmup_s
 from ..load.wrk import WrkError, run_wrk, wrk_argv, wrk_rps, wrk_script
@@ -121,7 +121,8 @@ def _cpus(spec: str) -> list[int]:
 
 def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
     """Starts the entry pinned with one thread, checks an answer, warms it up on its whole
-    core, then (in a capped mode) moves it into a CPU cap, measures, checks an answer again,
+    core, then moves it into a cgroup (in a capped mode a CPU cap; else uncapped, to read its
+    CPU time at the kernel's resolution), measures, checks an answer again,
     stops. Warming up uncapped brings every mode to the same steady state (a JIT compiles at
     the same pace), so that a capped sample differs from a dedicated one by the cap alone.
     Raises SampleError for anything the entry (or, for conntrack, the machine) did wrong."""
@@ -149,9 +150,10 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
             return Window(wrk_rps(wrk), round(used_us / wrk["requests"], 3) if wrk["requests"] else None)
 
         warmed = until_steady(warm_window, warmup_s(entry, cfg), cfg.warmup_s)
-        if m.capped:
-            cap = CpuCap.create(cfg.cpu_quota)
+        if m.capped or cfg.cpu_quota is not None:  # a run that can make cgroups counts every mode's CPU in one
+            cap = CpuCap.create(cfg.cpu_quota if m.capped else None)
             cap.add(server.tree_pids())
+        tracked = notrack.tracked()
         cpu_before, jiffies_before = server.cpu_seconds(), hostload.Jiffies.read()
         cgroup_before = cap.usage_s() if cap else None
         wrk, client_cpu, wall = run_wrk(wrk_argv(url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
@@ -192,7 +194,7 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
     )
     sample.warmup_rps, sample.warmup_steady = warmed.rps or None, warmed.steady
     sample.warmup_cpu_us = warmed.cpu_us or None
-    sample.steal_share, sample.load_1m = steal, load
+    sample.steal_share, sample.load_1m, sample.tracked = steal, load, tracked
     if cgroup_before is not None and cgroup_after is not None:
         sample.cgroup_cpu_s = round(cgroup_after - cgroup_before, 6)
     return sample

@@ -31,6 +31,13 @@ from ..load.warmup import warmup_s
 
 DURATION_S, WARMUP_S, REPETITIONS = 3, 1, 3
 QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
+# Extra rounds (workflows/bench.py): a ratio whose paired 95% interval is wider than ±3% gets
+# pairs of samples taken back to back, at most MAX_PAIRS pairs in all, within PAIR_BUDGET_S
+# for the whole run. The budget keeps a full bench under an hour here: the plan of the 21
+# entries (5 modes × 3 repetitions, verification, starts, callgrind) is about 48.8 min, and
+# 48.8 + 9 = 57.8 min; a pair costs two samples (9 s at the defaults, more for a JVM's warm-up).
+MAX_PAIRS = 10
+PAIR_BUDGET_S = 540.0
 VERIFY_AT_ONCE = 3  # verifications at once: a peer's mostly waits for deadlines, not CPU
 VERIFY_S = {"ours": 13.0, "peer": 36.0}  # one entry's `arena verify`, measured
 VERIFY_QUICK_S = {"ours": 9.0, "peer": 33.0}
@@ -50,10 +57,11 @@ class Estimate:
     starts_s: float
     samples_s: float
     instructions_s: float
+    pairs_s: float = 0.0  # the extra rounds: what the wide ratios could take at most, within PAIR_BUDGET_S
 
     @property
     def total_s(self) -> float:
-        return DESCRIBE_S + self.verify_s + self.starts_s + self.samples_s + self.instructions_s
+        return DESCRIBE_S + self.verify_s + self.starts_s + self.samples_s + self.instructions_s + self.pairs_s
 
 
 def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate:
@@ -69,6 +77,7 @@ def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate
     per_entry = len(cfg.modes) * cfg.repetitions
     natives = sum(1 for e in entries if e.native)
     return Estimate(
+        pairs_s=0.0 if cfg.quick else min(PAIR_BUDGET_S, most_pairs_s(entries, cfg)),
         entries=len(entries),
         samples=samples,
         verify_s=verify_s,
@@ -76,6 +85,20 @@ def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate
         samples_s=sum(per_entry * cfg.seconds_per_sample(warmup_s(e, cfg)) for e in entries),
         instructions_s=natives * INSTRUCTION_MODES * INSTRUCTIONS_S[cfg.quick],
     )
+
+
+def most_pairs_s(entries: list[Entry], cfg: Config) -> float:
+    """Seconds the extra rounds would take if every ratio stayed wide up to MAX_PAIRS: per mode,
+    each entry against the reference and against its own floor (when they are in the run)."""
+    names = {e.name: e for e in entries}
+    total = 0.0
+    for e in entries:
+        own = None if e.kind == "floor" else names.get(e.floor)  # a floor is its own
+        partners = {p.name: p for p in (names.get(cfg.reference), own) if p is not None and p.name != e.name}
+        for p in partners.values():
+            pair_s = cfg.seconds_per_sample(warmup_s(e, cfg)) + cfg.seconds_per_sample(warmup_s(p, cfg))
+            total += max(0, MAX_PAIRS - cfg.repetitions) * pair_s * len(cfg.modes)
+    return total
 
 
 def minutes(seconds: float) -> str:
@@ -94,6 +117,8 @@ def words(entries: list[Entry], cfg: Config, e: Estimate) -> str:
         + (f" ({own}: their own)" if own else "")
         + f" + {cfg.duration_s} s: "
         f"{minutes(e.samples_s)}; verification {minutes(e.verify_s)} ({VERIFY_AT_ONCE} at a time), "
-        f"starts {minutes(e.starts_s)}, instruction counts {minutes(e.instructions_s)}: "
+        f"starts {minutes(e.starts_s)}, instruction counts {minutes(e.instructions_s)}, "
+        f"extra pairs for ratios wider than ±3% {minutes(e.pairs_s)} at most (up to {MAX_PAIRS} pairs each, "
+        f"{minutes(PAIR_BUDGET_S)} in all): "
         f"about {minutes(e.total_s)} in all, builds not counted"
     )

@@ -16,7 +16,7 @@ from pathlib import Path
 from . import results
 from .modes import DEFAULT_MODES, Mode, mode
 from .sample import Sample
-from .schema import INSTRUCTIONS_SCHEMA, RUN_SCHEMA, SCHEMA_VERSION, validate
+from .schema import INSTRUCTIONS_SCHEMA, PAIR_SCHEMA, RUN_SCHEMA, SCHEMA_VERSION, validate
 from .schema import SchemaError as SchemaError  # re-exported: Run.read raises it
 
 # Beside run.json: each sample and failure appended as it is measured ({"sample": …} or
@@ -238,6 +238,26 @@ class Failure:
         return d
 
 
+@dataclass(frozen=True)
+class Pair:
+    """Two samples of one mode measured back to back in an extra round (bench.py grows a wide
+    paired ratio with them): the entry's sample entry_rep, then its partner's (the reference,
+    or its floor) partner_rep. The run's own rounds pair by repetition and are not listed."""
+
+    mode: str
+    entry: str
+    entry_rep: int
+    partner: str
+    partner_rep: int
+
+    @classmethod
+    def load(cls, d: dict) -> Pair:
+        return cls(**{k: d[k] for k in PAIR_SCHEMA})
+
+    def to_json(self) -> dict:
+        return {k: getattr(self, k) for k in PAIR_SCHEMA}
+
+
 def journal_line(item: Sample | Failure) -> dict:
     """One line of the JOURNAL for a sample or a failure."""
     return {"sample": item.to_json()} if isinstance(item, Sample) else {"failure": item.to_json()}
@@ -256,6 +276,7 @@ class Run:
     # Why the run did not finish (interrupted, or the arena stopped while measuring: then
     # run.json is the one written before the samples and the JOURNAL holds them); None: it did.
     unfinished: str | None = None
+    pairs: list[Pair] = field(default_factory=list)  # the extra rounds' pairs (added later; absent: none)
 
     def entry(self, name: str) -> EntryRecord | None:
         return next((e for e in self.entries if e.name == name), None)
@@ -294,6 +315,7 @@ class Run:
             samples=[Sample.load(s) for s in doc["samples"]],
             failures=[Failure.load(f) for f in doc.get("failures", [])],
             unfinished=doc.get("unfinished"),
+            pairs=[Pair.load(p) for p in doc.get("pairs", [])],
         )
 
     def to_json(self) -> dict:
@@ -310,6 +332,7 @@ class Run:
                 "failures": [f.to_json() for f in self.failures],
             }
             | ({"unfinished": self.unfinished} if self.unfinished else {})
+            | ({"pairs": [p.to_json() for p in self.pairs]} if self.pairs else {})
         )
 
     @classmethod

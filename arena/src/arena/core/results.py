@@ -27,7 +27,14 @@ changes meaning or type, and keep reading the older versions):
   config.mix (the request mix wrk sent, mix.py; absent: default, every request GET /);
   entries[].url, .pid and .unknown (a running server measured by `arena bench --url`: its
   URL, its process or null, what the run could not know of it in words), whose samples may
-  hold null in server_cpu_s, server_cpu_share, peak_rss_bytes and pss_bytes (no --pid).
+  hold null in server_cpu_s, server_cpu_share, peak_rss_bytes and pss_bytes (no --pid);
+  pairs ([{mode, entry, entry_rep, partner, partner_rep}]: the samples an extra round took
+  back to back to narrow a paired ratio, bench.py; absent: none, and every ratio pairs the
+  run's own rounds by repetition); samples[].cgroup_cpu_s in every mode (the server sits in
+  an uncapped cgroup in the dedicated-core modes; before, capped modes only);
+  samples[].tracked (true: netfilter tracked the sample's loopback connections; false: it did
+  not, a raw-table NOTRACK rule for lo in place or no connection tracking loaded), absent
+  when not recorded.
 Beside run.json, distributions.jsonl holds each timed sample's latency histogram as it is
 measured (distribution.py: {entry, mode, rep, unit, per_decade, count, buckets: [[b, n]],
 percentiles_us}; added later), and results.csv one row per sample (report/csvfile.py,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from .distribution import Distribution
 from .modes import CLIENT_BOUND_SHARE, STEAL_LIMIT, mode
-from .schema import SAMPLE_MACHINE, SAMPLE_SCHEMA
+from .schema import SAMPLE_MACHINE, SAMPLE_SCHEMA, SAMPLE_TRACKED
 
 
 @dataclass
@@ -59,6 +59,9 @@ class Sample:
     # The server's CPU seconds from its cgroup's counter (capped modes: cpuacct.usage, ns, or
     # v2 usage_usec), beside server_cpu_s from /proc (10 ms ticks); None: not in a cgroup.
     cgroup_cpu_s: float | None = None
+    # Whether netfilter tracked the sample's loopback connections (conntrack.py, notrack.py):
+    # False under the bench's NOTRACK rule or with no tracking loaded; None: not recorded.
+    tracked: bool | None = None
     # Its latency histogram (distribution.py), written beside run.json in distribution.FILE
     # as the sample is measured; never in run.json, and None in a sample read back from one.
     distribution: Distribution | None = field(default=None, repr=False, compare=False)
@@ -146,6 +149,7 @@ class Sample:
             warmup_steady=d.get("warmup_steady"),
             warmup_cpu_us=d.get("warmup_cpu_us"),
             **{k: d.get(k) for k in SAMPLE_MACHINE},
+            tracked=d.get(SAMPLE_TRACKED),
         )
 
     def to_json(self) -> dict:
@@ -159,6 +163,8 @@ class Sample:
         if self.warmup_cpu_us is not None:
             d["warmup_cpu_us"] = self.warmup_cpu_us
         d.update({k: getattr(self, k) for k in SAMPLE_MACHINE if getattr(self, k) is not None})
+        if self.tracked is not None:
+            d[SAMPLE_TRACKED] = self.tracked
         note = mode(self.mode).latency_note
         if note:
             d["latency_note"] = note

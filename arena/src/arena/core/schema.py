@@ -65,6 +65,8 @@ RUN_SCHEMA = {
 INSTRUCTIONS_SCHEMA = {"mode": str, "requests": int, "per_request": NUM, "ir_small": int, "ir_large": int}
 VERIFY_SCHEMA = {"pass": int, "alt": int, "fail": int}
 SAMPLE_MACHINE = ("steal_share", "load_1m", "steal_retry", "cgroup_cpu_s")  # optional, added to schema 1 later
+SAMPLE_TRACKED = "tracked"  # optional bool, added to schema 1 later (sample.py)
+PAIR_SCHEMA = {"mode": str, "entry": str, "entry_rep": int, "partner": str, "partner_rep": int}  # pairs[], added later
 FAILURE_SCHEMA = {"entry": str, "mode": str, "rep": int, "error": str}  # + log (added later): str
 VERIFY_OPTIONAL = {  # added to schema 1 later: checked when present
     "sections": dict,
@@ -133,6 +135,14 @@ def validate(doc: object) -> dict:
             raise SchemaError(f"samples[{i}].entry: {s['entry']!r} is not in entries")
         if s["mode"] not in doc["config"]["modes"]:
             raise SchemaError(f"samples[{i}].mode: {s['mode']!r} is not in config.modes")
+        if SAMPLE_TRACKED in s:
+            _check(s[SAMPLE_TRACKED], bool, f"samples[{i}].{SAMPLE_TRACKED}")
+    if "pairs" in doc:
+        _check(doc["pairs"], [PAIR_SCHEMA], "pairs")
+        for i, pair in enumerate(doc["pairs"]):
+            for key in ("entry", "partner"):
+                if pair[key] not in names:
+                    raise SchemaError(f"pairs[{i}].{key}: {pair[key]!r} is not in entries")
     for i, f in enumerate(doc.get("failures", [])):
         _check(f, FAILURE_SCHEMA, f"failures[{i}]")
         if "log" in f:

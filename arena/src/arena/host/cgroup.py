@@ -58,15 +58,15 @@ class CpuCap:
 
     path: Path
     version: str  # "v1" or "v2"
-    quota: float
+    quota: float | None  # None: uncapped, a group that only counts (the dedicated-core modes)
     accounting: Path | None = None
 
     @classmethod
-    def create(cls, quota: float, name: str = "arena") -> CpuCap:
-        """Makes the cgroup; raises CapError."""
+    def create(cls, quota: float | None, name: str = "arena") -> CpuCap:
+        """Makes the cgroup, capped at quota of one core or (None) uncapped; raises CapError."""
         root, version = _hierarchy()
         path = root / f"{name}-{os.getpid()}-{time.monotonic_ns()}"
-        quota_us = max(1000, round(quota * PERIOD_US))
+        quota_us = "max" if quota is None else str(max(1000, round(quota * PERIOD_US)))
         try:
             if version == "v2":
                 subtree = root / "cgroup.subtree_control"
@@ -77,7 +77,7 @@ class CpuCap:
             else:
                 path.mkdir()
                 (path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
-                (path / "cpu.cfs_quota_us").write_text(str(quota_us))
+                (path / "cpu.cfs_quota_us").write_text("-1" if quota is None else quota_us)
         except OSError as e:
             if path.is_dir():
                 path.rmdir()

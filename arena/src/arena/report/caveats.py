@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..analysis.stats import Series, ratio
 from ..core.modes import CAP_DISTORTION, STEAL_LIMIT
-from .view import FLOOR_WORDS, ModeView, Row, View, compared, fmt_ratio, own_cpu_us, plural
+from .view import FLOOR_WORDS, ModeView, Row, View, fmt_paired, fmt_ratio, own_cpu_us, plural
 
 
 def series_caveats(view: View, mv: ModeView, row: Row) -> list[str]:
@@ -53,13 +53,8 @@ def series_caveats(view: View, mv: ModeView, row: Row) -> list[str]:
     out += floor_faults(view, mv, row)
     out += machine_caveats(name, mode, series)
     if row.ratio is not None and not row.is_reference and not row.ratio.significant:
-        ref = view.groups[(reference, mode)]
-        why = (
-            "the min–max ranges overlap"
-            if len(compared(mv.mode, series)) >= 2 and len(compared(mv.mode, ref)) >= 2
-            else "fewer than 2 repetitions"
-        )
-        out.append(f"{name} vs {reference} in mode {mode}: {fmt_ratio(row.ratio)} is not significant ({why})")
+        why = "its 95% interval holds 1" if row.ratio.pairs >= 2 else "one pair has no interval"
+        out.append(f"{name} vs {reference} in mode {mode}: {fmt_paired(row.ratio)} is not significant ({why})")
     return out
 
 

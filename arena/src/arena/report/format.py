@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from ..analysis.stats import Summary
-from .view import Row, fmt_ratio
+from .view import Row, fmt_paired
 
 NONE = "–"  # no figure
 
@@ -72,18 +72,18 @@ def ratio_cell(row: Row) -> str:
         return "reference"
     if row.ratio is None:
         return NONE
-    return fmt_ratio(row.ratio) + ("" if row.ratio.significant else " not significant")
+    return fmt_paired(row.ratio) + ("" if row.ratio.significant else " not significant")
 
 
 def floor_cell(row: Row) -> str:
-    """The share of its own floor's figure, with the range and the floor named: 0.94× (0.81–1.05)
-    floor not significant."""
+    """The share of its own floor's figure, pair by pair, with its interval and the floor named:
+    0.94 [0.81–1.05] floor not significant."""
     if row.entry.is_floor:
         return "floor"
     r = row.of_floor
     if r is None:
         return NONE
-    return f"{fmt_ratio(r)} {row.floor.name}" + ("" if r.significant else " not significant")
+    return f"{fmt_paired(r)} {row.floor.name}" + ("" if r.significant else " not significant")
 
 
 def efficiency(row: Row) -> str:
@@ -109,8 +109,8 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
     ("language", False, lambda r: text(r.entry.language)),
     ("kind", False, lambda r: text(r.entry.kind)),
     ("requests/s median (min–max)", True, lambda r: spread(r.summary("rps"), count)),
-    ("vs {reference}", True, ratio_cell),
-    ("of its floor", True, floor_cell),
+    ("vs {reference} [95% interval]", True, ratio_cell),
+    ("of its floor [95% interval]", True, floor_cell),
     ("requests per CPU-s", True, efficiency),
     ("CPU µs/req median (min–max)", True, lambda r: spread(r.cpu, us)),
     ("instr./req (× its floor)", True, instructions_cell),

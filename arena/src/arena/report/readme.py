@@ -8,7 +8,8 @@ The columns, each from one mode of the view or a count written into the run:
   table follows (view.py): the server's own CPU µs per request from its cgroup, then wrk's
   requests/s, then the ratios of the CPU figure oriented so that above 1 is cheaper (the
   reference's CPU per request ÷ the entry's; the entry's own floor's ÷ the entry's, the floor
-  named when it is not the default one), each "n.s." when the two min–max ranges overlap;
+  named when it is not the default one), each from pairs of samples taken in the same round
+  with its 95% interval, 1.71 [1.62–1.80], "n.s." only when the interval holds 1;
 - syscalls/req: `arena syscalls --run`'s count for keepalive and pipeline16 (RUN/syscalls/
   syscalls.json; every call, a runtime's own included, as measured);
 - instr./req: callgrind's count for keepalive and pipeline16 (native entries);
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..analysis.compare import PairedRatio
 from ..analysis.stats import Summary, summarize
 from ..core.columns import COLUMNS, HEADER
 from ..core.model import EntryRecord, Run
@@ -31,7 +33,7 @@ from ..core.modes import MODES
 from ..counts.syscalls import EntryCounts
 from ..counts.syscalls import load as load_syscalls
 from . import format as fmt
-from .view import Row, View, counted, startup
+from .view import Row, View, counted, fmt_paired, startup
 
 FIRST = ("php-fpm",)  # the script renard replaces comes first; then the ranking by capped keep-alive
 CAPPED, KEEPALIVE, PIPELINED, CLOSE_CAPPED = "keepalive-capped", "keepalive", "pipeline16", "close-capped"
@@ -76,18 +78,23 @@ def times_reference(row: Row | None) -> str:
         return NONE
     if row.is_reference:
         return "1"
-    return f"{row.ratio.median_ratio:.2f}" + ("" if row.ratio.significant else " n.s.")
+    return interval(row.ratio)
 
 
 def of_floor(row: Row | None, run: Run) -> str:
     """1.00 for a floor; 0.94 n.s.; 1.06 n.s. of floor-uring (its floor named when not the default)."""
+    if row is not None and row.entry.is_floor:  # a floor is its own
+        return "1.00"
     if row is None or row.of_floor is None:
         return NONE
-    if row.entry.is_floor:  # a floor is its own
-        return "1.00"
     named = "" if row.floor is None or row.floor is run.floor else f" of {row.floor.name}"
-    significant = "" if row.of_floor.significant else " n.s."
-    return f"{row.of_floor.median_ratio:.2f}{significant}{named}"
+    return f"{interval(row.of_floor)}{named}"
+
+
+def interval(r: PairedRatio) -> str:
+    """A paired ratio as the README writes it: 1.71 [1.62–1.80]; n.s. only where the interval
+    holds 1 (view.fmt_paired says when it is wider than ±3%)."""
+    return fmt_paired(r) + ("" if r.significant else " n.s.")
 
 
 def syscalls_cell(counts: EntryCounts | None) -> str:

@@ -202,9 +202,12 @@ def method_lines(view: View) -> list[str]:
         "CPU time divided by the requests it answered: in a capped mode from its cgroup's counter (ns), "
         "else its utime + stime from /proc (10 ms ticks); requests per CPU-s is 1,000,000 ÷ CPU µs/req.",
         f"Ratios to {view.reference} and to each entry's floor compare the figure the mode ranks on, above 1 "
-        "better: requests/s (entry ÷ other) on a dedicated core, CPU per request (other ÷ entry) in a capped "
-        'mode; the ratio of medians with the range of the extreme pairings, "not significant" when the two '
-        "ranges overlap.",
+        "better: requests/s (entry ÷ other), or CPU per request (other ÷ entry) in a capped mode and wherever "
+        "the server's cgroup was read; from pairs of samples of the two taken in the same round (or back to "
+        "back in an extra round), "
+        'the median of the per-pair ratios with its bootstrap 95% interval, "not significant" when the interval '
+        "holds 1; a ratio whose interval stayed wider than ±3% (at most 10 pairs, or the run's time for extra "
+        "pairs spent) says its half-width and pairs.",
     ]
     if c.cpu_quota is not None:
         lines.append(

@@ -20,10 +20,15 @@ What a rank rests on (issue 8, "rank servers, not wrk"; issue 28, "a timed figur
 - a run where no cgroup could be made: efficiency (requests per server CPU-second), in
   every mode.
 Each mode's ratios (to the reference, to the entry's own floor) compare the figure that mode
-ranks on, oriented so that above 1 is better: requests/s entry ÷ other in a dedicated-core
-mode, CPU per request other ÷ entry in a capped one; "not significant" when the two min–max
-ranges overlap. A conforming entry better than its own floor beyond that noise, in requests/s
-or in CPU per request, in any mode, is warned about as a fault of the measurement.
+ranks on, pair by pair (analysis/pairing.py: samples of the two taken in the same round, or
+back to back in an extra round), oriented so that above 1 is better: requests/s entry ÷ other,
+CPU per request other ÷ entry; the median of the per-pair ratios with its bootstrap 95%
+interval (compare.paired_ratio), "not significant" only when the interval holds 1. A run
+whose dedicated-core modes read the server's cgroup (every sample: the server sits in an
+uncapped cgroup there) ranks them on the server's CPU per request too, requests/s beside it;
+an older run ranks them on requests/s. A conforming entry better than its own floor beyond
+the repetitions' noise, in requests/s or in CPU per request, in any mode, is warned about as
+a fault of the measurement.
 
 What the rows leave for a reader to know (faults, noise, the machine) is in caveats.py.
 """
@@ -32,6 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..analysis.compare import PairedRatio, paired_ratio
+from ..analysis.pairing import figures, pairs_of
 from ..analysis.stats import Ratio, Series, Summary, group_samples, median, ratio, summarize
 from ..core.model import EntryRecord, Failure, InstructionCount, Run
 from ..core.modes import CAP_DISTORTION, Mode
@@ -50,11 +57,11 @@ class Row:
     series: Series | None
     reason: str | None = None  # why there are no figures
     rank: int | None = None  # None: no figures, or the floor (not ranked)
-    # Against the reference's and the own floor's figure in this mode (compared()), above 1 better;
-    # None: no usable reference, or no floor measured.
-    ratio: Ratio | None = None
+    # Against the reference's and the own floor's figure in this mode (compared()), pair by pair,
+    # above 1 better; None: no usable reference, no floor measured, or no pair of the two.
+    ratio: PairedRatio | None = None
     is_reference: bool = False
-    of_floor: Ratio | None = None
+    of_floor: PairedRatio | None = None
     basis: str = ""  # what the rank rests on, in words
     # The figure ranked by, higher first: requests/s, or requests per server CPU-second
     # (1e6 ÷ the median CPU µs per request); None: not ranked.
@@ -155,24 +162,45 @@ def fmt_ratio(r: Ratio) -> str:
     return f"{r.median_ratio:.2f}× ({r.lo:.2f}–{r.hi:.2f})"
 
 
+def fmt_paired(r: PairedRatio) -> str:
+    """1.71 [1.62–1.80]; a single pair: 1.71 [1 pair]; an interval wider than ±3%: its
+    half-width and pairs said (the bench's bound on pairs or on time was reached)."""
+    if r.lo is None or r.hi is None:
+        return f"{r.median_ratio:.2f} [1 pair]"
+    wide = "" if r.steady else f" ±{r.half_width:.0%} after {r.pairs} pairs"
+    return f"{r.median_ratio:.2f} [{r.lo:.2f}–{r.hi:.2f}]{wide}"
+
+
 def own_cpu_us(series: Series) -> list[float]:
     """Sample.own_cpu_us of each sample that has one, in repetition order."""
     return [v for v in (s.own_cpu_us for s in series.samples) if v is not None]
 
 
-def compared(mode: Mode, series: Series) -> list[float]:
-    """The figure a mode ranks and compares on (the module's docstring), per repetition: a capped
-    mode's server CPU µs per request (fewer is better), else requests/s."""
-    return own_cpu_us(series) if mode.capped else series["rps"]
+def on_cpu(run: Run, mode: Mode) -> bool:
+    """The mode ranks on the server's CPU per request: a capped mode, or one whose every sample
+    read the server's cgroup (a run that put the server in an uncapped cgroup there)."""
+    samples = [s for s in run.samples if s.mode == mode.name]
+    return mode.capped or (bool(samples) and all(s.cgroup_cpu_s is not None for s in samples))
 
 
-def better(mode: Mode, mine: list[float], theirs: list[float]) -> Ratio | None:
-    """Mine against theirs on compared(), above 1 when mine is better: requests/s mine ÷ theirs,
-    CPU per request theirs ÷ mine; None when either is empty or a divisor is not positive."""
-    num, den = (theirs, mine) if mode.capped else (mine, theirs)
-    if not num or not den or min(den) <= 0:
+def figure(cpu: bool):
+    """A sample's figure the mode ranks on: own_cpu_us (cpu) or requests/s."""
+    return (lambda s: s.own_cpu_us) if cpu else (lambda s: s.rps)
+
+
+def compared(mode: Mode, series: Series, cpu: bool | None = None) -> list[float]:
+    """The figure a mode ranks and compares on (the module's docstring), per repetition: the
+    server's CPU µs per request (fewer is better) where cpu (default: a capped mode), else requests/s."""
+    return own_cpu_us(series) if (mode.capped if cpu is None else cpu) else series["rps"]
+
+
+def better(run: Run, mode: Mode, entry: str, other: str, cpu: bool) -> PairedRatio | None:
+    """entry against other on the mode's figure, pair by pair, above 1 when entry is better:
+    requests/s entry ÷ other, CPU per request other ÷ entry; None without a pair of the two."""
+    mine, theirs = figures(pairs_of(run, mode.name, entry, other), figure(cpu))
+    if not mine:
         return None
-    return ratio(num, den)
+    return paired_ratio(theirs, mine) if cpu else paired_ratio(mine, theirs)
 
 
 def ranks_on(run: Run, mode: Mode) -> str:
@@ -181,12 +209,19 @@ def ranks_on(run: Run, mode: Mode) -> str:
         return (
             "Ranked by requests per server CPU-second (no CPU cap could be made here); the ratios compare requests/s."
         )
-    if not mode.capped:
+    if not on_cpu(run, mode):
         return (
             "Ranked by requests/s, wrk's count (a client-bound row measured wrk; the capped modes rank the "
-            "server's own CPU per request); the ratios compare requests/s, above 1 better."
+            "server's own CPU per request); the ratios compare requests/s pair by pair, above 1 better."
         )
     samples = [s for s in run.samples if s.mode == mode.name]
+    if not mode.capped:
+        return (
+            "Ranked by the server's own CPU µs per request on its dedicated core, from its cgroup's counter "
+            "(uncapped), fewer first, requests/s beside it (a client-bound row: wrk was the limit, and the "
+            "server, woken for fewer requests at a time, pays more per request); the ratios divide the "
+            "reference's and the floor's CPU per request by the entry's, pair by pair, so above 1 is cheaper."
+        )
     from_cgroup = sum(s.cgroup_cpu_s is not None for s in samples)
     source = (
         "its cgroup's counter"
@@ -198,7 +233,7 @@ def ranks_on(run: Run, mode: Mode) -> str:
     return (
         f"Ranked by the server's own CPU µs per request under the cap, from {source}, fewer first (the "
         "requests one CPU-second buys), not by wrk's requests/s; the ratios divide the reference's and the "
-        "floor's CPU per request by the entry's, so above 1 is cheaper."
+        "floor's CPU per request by the entry's, pair by pair, so above 1 is cheaper."
     )
 
 
@@ -217,7 +252,7 @@ def reference_problem(run: Run, groups: dict, mode: Mode, reference: str) -> str
             f"the reference {reference} answered 0 requests/s in a repetition of mode {mode.name}: "
             "no ratios are shown for it"
         )
-    if not compared(mode, series):
+    if not compared(mode, series, on_cpu(run, mode)):
         return f"the reference {reference} has no CPU figure in mode {mode.name}: no ratios are shown for it"
     return None
 
@@ -230,8 +265,13 @@ def _rank_basis(row: Row, view: View, mode: Mode) -> None:
     if config.cap_problem is not None:
         row.rank_value, row.basis = efficiency, "efficiency (no CPU cap here)"
         return
-    if not mode.capped:
+    if not on_cpu(view.run, mode):
         row.rank_value, row.basis = row.median("rps"), "requests/s" + bound
+        return
+    if not mode.capped:
+        cpu = row.cpu_values
+        row.rank_value = 1e6 / median(cpu) if cpu and min(cpu) > 0 else None
+        row.basis = "CPU per request (cgroup, uncapped)" + bound if row.rank_value else "not ranked: no CPU figure"
         return
     capped = row.cpu_values
     if not capped or min(capped) <= 0:
@@ -272,6 +312,7 @@ def mode_view(view: View, mode: Mode) -> ModeView:
     run, reference = view.run, view.reference
     problem = reference_problem(run, view.groups, mode, reference)
     ref_series = None if problem else view.groups[(reference, mode.name)]
+    cpu = on_cpu(run, mode)
     rows = []
     for entry in run.entries:
         series = view.groups.get((entry.name, mode.name))
@@ -288,12 +329,11 @@ def mode_view(view: View, mode: Mode) -> ModeView:
             row.reason = f"every sample failed: {failed.reasons[0]}" if failed else "no samples in this mode"
         else:
             row.cpu_values = own_cpu_us(series)
-            mine = compared(mode, series)
             if ref_series is not None:
-                row.ratio = better(mode, mine, compared(mode, ref_series))
                 row.is_reference = series is ref_series
-            if floor_series is not None and min(floor_series["rps"]) > 0:
-                row.of_floor = better(mode, mine, compared(mode, floor_series))
+                row.ratio = better(run, mode, entry.name, reference, cpu)  # the reference's own: 1 [1.00–1.00]
+            if floor_series is not None and min(floor_series["rps"]) > 0 and floor is not entry:
+                row.of_floor = better(run, mode, entry.name, floor.name, cpu)
             _rank_basis(row, view, mode)
             if entry.is_floor:
                 row.basis = "not ranked: the floor"

@@ -9,12 +9,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis import history
+from ..analysis.compare import PairedRatio, paired_ratio
+from ..analysis.pairing import figures, next_rep, pairs_of
 from ..bench import plan
 from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, scripts_for
 from ..conformance.sections import tally
 from ..conformance.verify import verify_entry
 from ..core import distribution, results
-from ..core.model import JOURNAL, Config, EntryRecord, Failure, Machine, Run, Verdicts, journal_line
+from ..core.model import JOURNAL, Config, EntryRecord, Failure, Machine, Pair, Run, Verdicts, journal_line
 from ..core.modes import mode
 from ..core.sample import Sample
 from ..counts import instructions
@@ -23,7 +25,7 @@ from ..entries.manifest import Entry, artifact_bytes, runtime_bytes
 from ..entries.outside import Outside
 from ..entries.process import StartError
 from ..entries.remote import Remote
-from ..host import conntrack
+from ..host import conntrack, notrack
 from ..host.cgroup import probe
 from ..host.machine import describe, first_line
 from ..load.warmup import warmup_s
@@ -61,9 +63,10 @@ def _drop(record: EntryRecord, reason: str) -> None:
 
 
 def with_cap_or_without(cfg: Config) -> Config:
-    """cfg as it can run here: without its capped modes (and saying why) when no cgroup can be made."""
-    if not any(mode(m).capped for m in cfg.modes):
-        return replace(cfg, cpu_quota=None)
+    """cfg as it can run here: without its capped modes (and saying why) when no cgroup can be made
+    (every mode puts the server in one: capped, or uncapped to count its CPU time)."""
+    if not any(mode(m).capped for m in cfg.modes):  # uncapped groups only: kept where they can be made
+        return cfg if cfg.cpu_quota is not None and probe(cfg.cpu_quota) is None else replace(cfg, cpu_quota=None)
     problem = probe(cfg.cpu_quota)
     if problem is None:
         return cfg
@@ -131,6 +134,7 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     records = {e.name: _record(e) for e in chosen}
     failures: list[Failure] = []
     samples: list[Sample] = []
+    pairs: list[Pair] = []
     dropped: list[str] = []
 
     def drop(name: str, reason: str) -> None:
@@ -158,6 +162,7 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
             samples=samples,
             failures=failures,
             unfinished=unfinished,
+            pairs=pairs,
         )
 
     planned = 0
@@ -167,7 +172,12 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
         steps = Plan(live, cfg)
         planned = len(steps.steps)
         run_doc("the arena stopped while measuring: samples.jsonl holds what it measured").write(run_dir)
-        _measure(steps, cfg, run_dir, log_dir, samples, failures)
+        with notrack.untracked_loopback() as problem:  # the rules go whatever ends the block
+            if problem:
+                console.print(f"[yellow]loopback stays tracked ({problem})[/]", highlight=False)
+            _measure(steps, cfg, run_dir, log_dir, samples, failures)
+            if not cfg.quick:
+                _grow_pairs(steps, cfg, run_dir, log_dir, samples, failures, pairs, lambda: run_doc(None))
         count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
     except KeyboardInterrupt:
         interrupted = True
@@ -261,7 +271,6 @@ def _measure(steps: Plan, cfg: Config, run_dir: Path, log_dir: Path, samples: li
         f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}"
     )
     scripts = scripts_for(cfg)
-    journal = run_dir / JOURNAL
     try:
         with bar() as p:
             task = p.add_task("bench", total=len(steps.steps))
@@ -271,22 +280,102 @@ def _measure(steps: Plan, cfg: Config, run_dir: Path, log_dir: Path, samples: li
                     steps.seconds(done) * ((time.monotonic() - began) / steps.seconds(0, done) if done else 1)
                 )
                 p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14} {left} left")
-                conntrack.wait_for_room(
-                    lambda line: p.console.print(f"[yellow]{line}[/]", highlight=False),
-                    conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, cfg) + cfg.duration_s),
-                )
-                try:
-                    item = measure_sample(e, mode_name, rep, cfg, scripts)
-                    samples.append(item)
-                    if item.distribution is not None:
-                        results.append_line(run_dir / distribution.FILE, item.distribution.to_json())
-                except SampleError as err:
-                    item = Failure(
-                        e.name, mode_name, rep, err.reason, f"logs/{_sample_log(log_dir, e.name, mode_name, rep, err)}"
-                    )
-                    failures.append(item)
-                    p.console.print(f"[red]{e.name} {mode_name} rep {rep + 1}[/]: {err.reason}", highlight=False)
-                results.append_line(journal, journal_line(item))
+                _one(e, mode_name, rep, cfg, scripts, run_dir, log_dir, samples, failures, p.console.print)
                 p.advance(task)
+    finally:
+        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+
+
+def _one(e, mode_name, rep, cfg, scripts, run_dir, log_dir, samples, failures, say) -> Sample | None:
+    """One sample of the plan: waits for room in the conntrack table, measures, appends the
+    sample (or its failure) to samples (failures) and the journal; returns the sample, None
+    when it failed."""
+    conntrack.wait_for_room(
+        lambda line: say(f"[yellow]{line}[/]", highlight=False),
+        conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, cfg) + cfg.duration_s),
+    )
+    try:
+        item = measure_sample(e, mode_name, rep, cfg, scripts)
+        samples.append(item)
+        if item.distribution is not None:
+            results.append_line(run_dir / distribution.FILE, item.distribution.to_json())
+    except SampleError as err:
+        item = Failure(e.name, mode_name, rep, err.reason, f"logs/{_sample_log(log_dir, e.name, mode_name, rep, err)}")
+        failures.append(item)
+        say(f"[red]{e.name} {mode_name} rep {rep + 1}[/]: {err.reason}", highlight=False)
+    results.append_line(run_dir / JOURNAL, journal_line(item))
+    return item if isinstance(item, Sample) else None
+
+
+def _partners(e: Entry, live: list[Entry], run: Run) -> list[Entry]:
+    """Whom e's ratios divide by: the run's reference and e's own floor, when measured here."""
+    names = {x.name: x for x in live}
+    record = run.entry(e.name)
+    floor = run.floor_of(record) if record is not None else None
+    wanted = [run.config.reference, floor.name if floor is not None else None]
+    return [names[n] for n in dict.fromkeys(wanted) if n in names and n != e.name]
+
+
+def wide_pairs(
+    run: Run, live: list[Entry], most: int = plan.MAX_PAIRS
+) -> list[tuple[float, str, Entry, Entry, PairedRatio | None]]:
+    """(half-width, mode, entry, partner, its paired ratio) of every ratio the table prints whose
+    interval is wider than compare.HALF_WIDTH (or that has fewer than 2 pairs) and that has
+    fewer than `most` pairs, widest first, each two entries once (c of floor and floor of c
+    share their pairs); on the server's CPU per request (own_cpu_us)."""
+    out, seen = [], set()
+    for mode_name in run.config.modes:
+        for e in live:
+            for other in _partners(e, live, run):
+                if (mode_name, other.name, e.name) in seen:
+                    continue
+                seen.add((mode_name, e.name, other.name))
+                mine, theirs = figures(pairs_of(run, mode_name, e.name, other.name), lambda s: s.own_cpu_us)
+                r = paired_ratio(theirs, mine) if mine else None
+                if (r is None or not r.steady) and len(mine) < most:
+                    width = r.half_width if r is not None and r.half_width is not None else float("inf")
+                    out.append((width, mode_name, e, other, r))
+    return sorted(out, key=lambda x: (-x[0], x[1], x[2].name, x[3].name))
+
+
+def _grow_pairs(steps: Plan, cfg: Config, run_dir, log_dir, samples, failures, pairs: list[Pair], current) -> None:
+    """Extra rounds (pyperf's idea: measure until the figure is steady, and say when it was not):
+    each round measures, for every ratio still wider than ±3% (wide_pairs), the entry and then
+    its partner straight after, and records the two as a Pair; at most plan.MAX_PAIRS pairs a
+    ratio and plan.PAIR_BUDGET_S seconds in all. What is still wide at the end, the report says."""
+    live = steps.entries
+    began = time.monotonic()
+    scripts = scripts_for(cfg)
+    try:
+        with bar() as p:
+            task = p.add_task("extra pairs", total=None)
+            for round_no in range(plan.MAX_PAIRS):
+                wide = wide_pairs(current(), live)
+                if not wide:
+                    break
+                measured = 0
+                for _, mode_name, e, other, _ratio in wide:
+                    cost = cfg.seconds_per_sample(warmup_s(e, cfg)) + cfg.seconds_per_sample(warmup_s(other, cfg))
+                    if time.monotonic() - began + cost > plan.PAIR_BUDGET_S:
+                        continue
+                    p.update(task, description=f"extra round {round_no + 1}: {mode_name} {e.name} and {other.name}")
+                    taken = {(x.entry, x.mode, x.rep) for x in [*samples, *failures]}
+                    reps = [next_rep(taken, x.name, mode_name, cfg.repetitions) for x in (e, other)]
+                    got = [
+                        _one(x, mode_name, rep, cfg, scripts, run_dir, log_dir, samples, failures, p.console.print)
+                        for x, rep in zip((e, other), reps, strict=True)
+                    ]
+                    if all(got):
+                        pairs.append(Pair(mode_name, e.name, reps[0], other.name, reps[1]))
+                        measured += 1
+                if not measured:  # the budget is spent (or every extra sample failed)
+                    break
+        left = wide_pairs(current(), live, most=10**9)
+        console.print(
+            f"extra pairs: {len(pairs)} in {plan.minutes(time.monotonic() - began)}; "
+            f"{len(left)} ratios still wider than ±3% (the bound of {plan.MAX_PAIRS} pairs or "
+            f"{plan.minutes(plan.PAIR_BUDGET_S)} reached)",
+            highlight=False,
+        )
     finally:
         shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
