@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -167,12 +168,17 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
 
     planned = 0
     interrupted = False
+    by_url = any(isinstance(e, Remote) for e in chosen)
     try:
         live = _prepare(repo, chosen, records, cfg, verify, log_dir, drop)
         steps = Plan(live, cfg)
         planned = len(steps.steps)
         run_doc("the arena stopped while measuring: samples.jsonl holds what it measured").write(run_dir)
-        with notrack.untracked_loopback() as problem:  # the rules go whatever ends the block
+        # A server given by --url may sit behind NAT (a container's published port), which
+        # untracked packets would skip: such a run keeps loopback tracked, and says so.
+        behind_nat = nullcontext("a server given by --url may be behind NAT")
+        untracking = behind_nat if by_url else notrack.untracked_loopback()
+        with untracking as problem:  # the rules go whatever ends the block
             if problem:
                 console.print(f"[yellow]loopback stays tracked ({problem})[/]", highlight=False)
             _measure(steps, cfg, run_dir, log_dir, samples, failures)
@@ -196,7 +202,6 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     results.point_latest(results_dir, run_dir)
     # Not in the history: a partial run (it would read as a change of level), nor one that
     # measured a running server by URL (its figures are not the repository's code).
-    by_url = any(isinstance(e, Remote) for e in chosen)
     if by_url:
         console.print(f"not appended to {history.FILE}: the run measured a running server by URL", highlight=False)
     if not interrupted and not by_url:
