@@ -133,7 +133,7 @@ def test_a_client_that_leaves_does_not_stop_the_floor(server):
 
 
 def test_a_keepalive_request_costs_one_receive_one_send_and_no_rearm(server, tmp_path):
-    """epoll: N reads, N writes, N epoll_waits (one may straddle attach or detach) and no
+    """epoll: N reads, N writes, N epoll_waits (a wait or the last write may straddle attach or detach) and no
     epoll_ctl; io_uring: one io_uring_enter per request, receive and send inside the ring."""
     pid, port = server
     with socket.create_connection(("127.0.0.1", port)) as conn:
@@ -146,7 +146,9 @@ def test_a_keepalive_request_costs_one_receive_one_send_and_no_rearm(server, tmp
         assert REQUESTS - 2 <= calls["io_uring_enter"] <= REQUESTS + REQUESTS // 100, calls
         assert set(calls) == {"io_uring_enter"}, calls
     else:
-        assert calls.get("read") == REQUESTS and calls.get("write") == REQUESTS, calls
+        # The last answer can reach the client before strace sees its write return: detached
+        # then, strace has not counted it (seen once: 1 999 writes of 2 000 on a busy machine).
+        assert calls.get("read") == REQUESTS and REQUESTS - 1 <= calls.get("write", 0) <= REQUESTS, calls
         assert REQUESTS - 1 <= calls.get("epoll_wait", 0) <= REQUESTS + 1, calls
         assert set(calls) == {"read", "write", "epoll_wait"}, calls
 
