@@ -19,8 +19,9 @@ from ..entries.process import Launch, Server, StartError, free_port, launch_read
 from ..entries.remote import Remote, pid_alive
 from ..host import conntrack, hostload, notrack
 from ..host.cgroup import CapError, CpuCap
+from ..load.driver import LoadError
 from ..load.warmup import Window, until_steady, warmup_s
-from ..load.wrk import WrkError, run_wrk, wrk_argv, wrk_rps, wrk_script
+from ..load.wrk import run_wrk, wrk_argv, wrk_rps, wrk_script
 
 
 def answer_problem(entry: Entry, launch: Launch, port: int) -> str:
@@ -170,7 +171,7 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
         if not wrk["requests"]:
             errors = ", ".join(f"{k} {n}" for k, n in wrk["errors"].items() if n) or "none"
             raise SampleError(f"answered no request during the run (wrk's errors: {errors})", server.output_tail())
-    except (SampleError, WrkError, CapError) as err:
+    except (SampleError, LoadError, CapError) as err:
         reason, tail = (err.reason, err.tail) if isinstance(err, SampleError) else (str(err), server.output_tail())
         raise SampleError(_machine_fault(dropped_before) or reason, tail) from None
     finally:
@@ -228,7 +229,7 @@ def measure_remote(entry: Remote, mode_name: str, rep: int, cfg: Config, scripts
         cpu_before, jiffies_before = entry.cpu_seconds(), hostload.Jiffies.read()
         wrk, client_cpu, wall = run_wrk(wrk_argv(entry.url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
         cpu_after = entry.cpu_seconds()
-    except WrkError as err:
+    except LoadError as err:
         raise SampleError(_machine_fault(dropped_before) or str(err)) from None
     steal = hostload.steal_share(jiffies_before, hostload.Jiffies.read(), _cpus(cfg.client_cpus))
     load = hostload.load_1m()

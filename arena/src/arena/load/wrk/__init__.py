@@ -17,9 +17,6 @@ from ..mix import DEFAULT_MIX
 WRK_MARK = "arena-json "  # prefix of the machine-readable line printed by wrk/report.lua
 
 
-WrkError = LoadError  # the name bench/measure.py still catches
-
-
 def wrk_script(m: Mode, tmp: Path, mix_name: str = DEFAULT_MIX) -> Path:
     """The Lua script for a mode: report.lua's done(), the request mix's request() (mix.py;
     none for the default mix), then the mode's own request() if any (which uses the mix's paths)."""
