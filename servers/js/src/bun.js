@@ -3,7 +3,7 @@
 // --threads N > 1, this one and N - 1 more started by it, each with its own listening
 // socket on the same port (reusePort: the kernel hands out the connections).
 
-import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
+import { acceptQueued, capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
 
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
@@ -107,24 +107,9 @@ class BunTransport {
   }
 }
 
-/** Connections the listener has handed over, for acceptQueued. */
+/** Connections the listener has handed over, for acceptQueued: Bun has no accept call of its
+ * own; its loop accepts while the listener is readable. */
 let accepted = 0;
-
-/** Bounds the timer turns acceptQueued waits: the longest queue Linux allows (somaxconn is
- * at most 65535). */
-const MAX_QUEUED = 65536;
-
-/** Resolves once the kernel's queue on the listener is empty: connections queued there at
- * the signal are open ones, which closing the listener would reset (SPEC §7.6). Bun has no
- * accept call of its own; its loop accepts while the listener is readable, so a timer turn
- * in which nothing was accepted means the queue is empty. */
-async function acceptQueued() {
-  for (let turns = 0; turns < MAX_QUEUED; turns++) {
-    const seen = accepted;
-    await sleep(0);
-    if (accepted === seen) return;
-  }
-}
 
 let listener;
 try {
@@ -190,7 +175,7 @@ async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
   hub.hold();
-  await acceptQueued();
+  await acceptQueued(() => accepted);
   listener.stop(false);
   if (index === 0) {
     for (const child of children) child.kill(signal);

@@ -88,3 +88,19 @@ export async function waitForWord(stream, word, ms = Infinity) {
 export function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Bounds the turns a drain waits for the listener's queue to empty: the longest queue Linux
+ * allows (net.core.somaxconn is at most 65535). */
+export const MAX_QUEUED = 65536;
+
+/** Resolves once a timer turn passes in which accepted() (the runtime's count of connections
+ * taken from the listener) did not grow: the runtime's loop accepts while the listener is
+ * readable, so the kernel's queue is then empty. Connections queued at the signal are open
+ * ones, which closing the listener would reset (SPEC §7.6). */
+export async function acceptQueued(accepted) {
+  for (let turns = 0; turns < MAX_QUEUED; turns++) {
+    const seen = accepted();
+    await sleep(0);
+    if (accepted() === seen) return;
+  }
+}

@@ -4,7 +4,7 @@
 // socket on the same port (reusePort, behind --unstable-net: the kernel hands out the
 // connections).
 
-import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
+import { acceptQueued, capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
 
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
@@ -219,7 +219,7 @@ async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
   hub.hold();
-  await acceptQueued();
+  await acceptQueued(() => accepted);
   try {
     listener.close();
   } catch {
@@ -262,25 +262,10 @@ if (index === 0) Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundP
 /** Settles when the accept loop has ended, after the signal closed the listener. */
 const acceptEnded = acceptUntilClosed();
 
-/** Connections the accept loop has taken, for acceptQueued. */
+/** Connections the accept loop has taken, for acceptQueued: Deno has no non-blocking accept;
+ * the pending accept() resolves at once while the queue holds a connection (tokio retries
+ * the accept until it would block). */
 let accepted = 0;
-
-/** Bounds the timer turns acceptQueued waits: the longest queue Linux allows (somaxconn is
- * at most 65535). */
-const MAX_QUEUED = 65536;
-
-/** Resolves once the kernel's queue on the listener is empty: connections queued there at
- * the signal are open ones, which closing the listener would reset (SPEC §7.6). Deno has
- * no non-blocking accept; the pending accept() resolves at once while the queue holds a
- * connection (tokio retries the accept until it would block), so a timer turn with no
- * accept means the queue is empty. */
-async function acceptQueued() {
-  for (let turns = 0; turns < MAX_QUEUED; turns++) {
-    const seen = accepted;
-    await sleep(0);
-    if (accepted === seen) return;
-  }
-}
 
 async function acceptUntilClosed() {
   for (;;) {

@@ -6,7 +6,7 @@
 import cluster from "node:cluster";
 import net from "node:net";
 import os from "node:os";
-import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, startHub } from "./cli.js";
+import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, MAX_QUEUED, startHub } from "./cli.js";
 
 const config = configure({
   args: process.argv.slice(2),
@@ -16,9 +16,6 @@ const config = configure({
   stderr: (text) => process.stderr.write(text),
   exit: (status) => process.exit(status),
 });
-/** Bounds the turns the drain waits for the listener's queue to empty: the longest queue
- * Linux allows (net.core.somaxconn is at most 65535). */
-const MAX_QUEUED = 65536;
 const workers = Math.min(config.threads, config.maxConnections);
 
 if (workers > 1 && cluster.isPrimary) superviseWorkers();
