@@ -31,7 +31,7 @@ MODES = ["keepalive", "pipeline16", "keepalive-capped", "close-capped"]
 RUST_ROW = (
     "| `rust` | ours | 12.03 (10.72–13.39) | 41 552 (37 335–46 634) | 1.32 [1.28–1.47] ±7% after 3 pairs "
     "| 1.09 [1.07–1.10] | – · – | 984 · 613 "
-    "| 732 962 (412 541–749 481) | 10 117 (9 034–10 578) | 651 kB | 603 kB | 3.2 ms | 235/235 |"
+    "| 20.00 (20.00–20.00) · 732 962 | 49.42 (47.27–55.35) · 10 117 | 651 kB | 603 kB | 3.2 ms | 235/235 |"
 )
 QUOTA_CPU_S = 1.5  # a capped server's CPU over a 3 s sample at a 50% quota
 
@@ -151,6 +151,18 @@ def arena(*args: str) -> subprocess.CompletedProcess:
 
 def test_rust_row_has_every_column_in_the_readme_formats():
     assert readme.row(view(), "rust") == RUST_ROW
+
+
+def test_pipelined_and_new_connection_cells_rank_on_cpu_and_say_where_wrk_was_the_limit():
+    doc = make_run()
+    for s in doc["samples"]:
+        if s["entry"] == "rust" and s["mode"] == "close-capped" and s["rep"] < 2:
+            s["client_bound"] = True
+    cells = readme.cells(view(doc), "rust")
+    pipelined, close = cells[readme.COLUMNS.index("16 pipelined: CPU µs/req · req/s")], cells[9]
+    assert pipelined == "20.00 (20.00–20.00) · 732 962"
+    assert close == "49.42 (47.27–55.35) · 10 117 · client-bound 2/3"
+    assert readme.cells(view(doc), "python")[9] == "–"  # no close-capped samples
 
 
 def test_a_reference_a_floor_and_a_peer_read_as_the_readme_writes_them():
