@@ -1,5 +1,7 @@
-"""`arena compare`: runs from two machines read against their own floor; a run without a
-floor is refused rather than ranked on absolute figures."""
+"""`arena compare`: runs from two machines read against their own floor, on the server's CPU per
+request where every sample has it, else on requests/s; the order of each later run set against
+the first's (rank correlation, pairs swapped beyond both ranges); a run without a floor is
+refused rather than ranked on absolute figures."""
 
 import copy
 import json
@@ -14,9 +16,18 @@ from arena.core.model import Run
 from arena.workflows import crossrun
 
 
+def without_cpu(doc: dict) -> dict:
+    """A run from before the CPU counters: its modes compare on requests/s."""
+    for s in doc["samples"]:
+        s["cpu_us_per_req"] = None
+        s.pop("cgroup_cpu_s", None)
+    return doc
+
+
 def synthetic(scale: float, run_id: str, cpu: str) -> dict:
-    """The report's fixture with a floor, every requests/s multiplied by scale, on another CPU."""
-    doc = with_floor(json.loads(FIXTURE.read_text(encoding="utf-8")))
+    """The report's fixture with a floor, every requests/s multiplied by scale, on another CPU;
+    without CPU figures (requests/s compared)."""
+    doc = without_cpu(with_floor(json.loads(FIXTURE.read_text(encoding="utf-8"))))
     doc = copy.deepcopy(doc)
     doc["run_id"] = run_id
     doc["machine"]["cpu_model"] = cpu
@@ -107,7 +118,7 @@ def test_arena_compare_refuses_a_run_without_a_floor_with_one_line(tmp_path):
 def test_each_entry_is_read_against_the_floor_of_its_mechanism_in_each_run():
     runs = []
     for scale, run_id in ((1.0, "20261101-000000"), (2.0, "20261102-000000")):
-        doc = with_uring_floor(json.loads(FIXTURE.read_text(encoding="utf-8")))
+        doc = without_cpu(with_uring_floor(json.loads(FIXTURE.read_text(encoding="utf-8"))))
         doc["run_id"] = run_id
         for s in doc["samples"]:
             s["rps"] *= scale
@@ -120,3 +131,57 @@ def test_each_entry_is_read_against_the_floor_of_its_mechanism_in_each_run():
     assert lines["nginx-lua"].cells[1].floor == "floor"
     rows = {row[1]: row for row in crossrun.table(comparison, "keepalive").rows}
     assert f"{rust.of_floor:.3f} floor-uring" in rows["rust"] and "0.731 floor" in rows["nginx-lua"]
+
+
+def cpu_run(run_id: str, cpu_us: dict[str, list[float]]) -> Run:
+    """The fixture with a floor, each entry's CPU µs per request per repetition as given."""
+    doc = with_floor(json.loads(FIXTURE.read_text(encoding="utf-8")))
+    doc["run_id"] = run_id
+    rust = [s for s in doc["samples"] if s["mode"] == "keepalive" and s["entry"] == "rust"]
+    doc["samples"] = [dict(s, entry=name, cpu_us_per_req=cpu_us[name][s["rep"]]) for name in cpu_us for s in rust]
+    known = {e["name"] for e in doc["entries"]}
+    model = next(e for e in doc["entries"] if e["name"] == "rust")
+    doc["entries"] += [dict(model, name=name) for name in cpu_us if name not in known]
+    doc["config"]["modes"] = ["keepalive"]
+    return Run.load(doc)
+
+
+def test_modes_with_the_servers_cpu_compare_on_it_fewer_microseconds_better():
+    one = cpu_run("20261101-000000", {"floor": [4.0, 4.0, 4.0], "rust": [5.0, 5.0, 5.0], "nginx-lua": [8.0] * 3})
+    two = cpu_run("20261102-000000", {"floor": [2.0, 2.0, 2.0], "rust": [2.5, 2.5, 2.5], "nginx-lua": [4.0] * 3})
+    comparison = crossrun.compare([one, two])
+    assert comparison.figure["keepalive"] == crossrun.CPU
+    lines = {line.entry: line for line in comparison.lines["keepalive"]}
+    assert [c.of_floor for c in lines["rust"].cells] == [pytest.approx(0.8), pytest.approx(0.8)]
+    assert lines["rust"].cells[1].of_reference == pytest.approx(4.0 / 2.5) and lines["rust"].agree
+    assert [line.entry for line in comparison.lines["keepalive"]] == ["rust", "nginx-lua"]
+
+
+def test_order_is_compared_by_rank_correlation_and_pairs_swapped_beyond_both_ranges():
+    floor = [4.0, 4.0, 4.0]
+    one = cpu_run(
+        "20261101-000000",
+        {
+            "floor": floor,
+            "rust": [5.0, 5.1, 5.2],
+            "java": [6.0, 6.1, 6.2],
+            "go": [7.0, 7.1, 7.2],
+            "nginx-lua": [9.0] * 3,
+        },
+    )
+    two = cpu_run(  # java and go swap beyond both ranges; rust and java come close (ranges overlap)
+        "20261102-000000",
+        {
+            "floor": floor,
+            "rust": [5.0, 5.1, 5.9],
+            "java": [5.8, 5.9, 6.0],
+            "go": [5.2, 5.3, 5.4],
+            "nginx-lua": [9.0] * 3,
+        },
+    )
+    comparison = crossrun.compare([one, two])
+    (rho, n), swaps = comparison.correlation["keepalive"][0], comparison.swaps["keepalive"][0]
+    assert n == 4 and rho == pytest.approx(0.8)  # rust java go nginx-lua, then rust go java nginx-lua
+    assert swaps == ["java/go"]
+    text = crossrun.markdown(comparison)
+    assert "rank correlation (Spearman) 0.80 over 4 entries; order changed beyond both runs' ranges: java/go" in text

@@ -198,3 +198,11 @@ def decide_count(a: float, b: float, metric: str, change: float = COUNT_CHANGE) 
     ratio = b / a
     outcome = "significant" if abs(ratio - 1) > change else "no change"
     return Verdict(metric, ratio, ratio, ratio, None, outcome, higher_is_better=False, pairs=1)
+
+
+def rank_correlation(a: list[float], b: list[float]) -> float:
+    """Spearman's rank correlation of two figures of the same entries (scipy.stats.spearmanr):
+    1 when the two order them alike, -1 when reversed; nan with fewer than 3 entries."""
+    if len(a) < 3:
+        return float("nan")
+    return float(stats.spearmanr(a, b).statistic)

@@ -31,12 +31,15 @@ def compare_cmd(runs, reference, markdown):
         console.print(f"  {line}", highlight=False, soft_wrap=True)
     for mode_name in comparison.modes:
         rows = crossrun.table(comparison, mode_name)
-        table = Table(title=f"{mode_name}: each run's requests/s, ÷ its own floor, ÷ its own {reference}")
+        figure = comparison.figure[mode_name]
+        table = Table(title=f"{mode_name}: each run's {figure}, against its own floor and its own {reference}")
         for i, header in enumerate(rows.headers):
             table.add_column(header, justify="right" if i in rows.numeric else "left")
         for row in rows.rows:
             table.add_row(*row)
         console.print(table)
+        for line in crossrun.order_lines(comparison, mode_name):
+            console.print(f"  {line}", highlight=False, soft_wrap=True)
     for mode_name in comparison.modes:
         for line in comparison.lines[mode_name]:
             console.print(f"{mode_name} {line.entry}: {line.verdict()}", highlight=False)
