@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-fresh test-deploy test-images release test-release verify check soak bench bench-quick latency report run demo fuzz clean
+.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-fresh test-deploy test-images release test-release cargo-tools-early verify check soak bench bench-quick latency report run demo fuzz clean
 
 all: build
 
@@ -37,7 +37,7 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 ## test: lint, every entry's own tests, the whole conformance and robustness suite against every
 ## `ours` entry, the arena's, deploy's and the release's tests. (The peers are verified by `make verify` and
 ## `make bench`: a peer that differs from the spec never fails a command, so it is not a test.)
-test: deps setup lint test-entries test-spec test-arena test-deploy test-images test-release
+test: deps setup cargo-tools-early lint test-entries test-spec test-arena test-deploy test-images test-release
 	@scripts/no-leftovers $(RENARD_MAKE_RUN)
 
 # Every process a recipe of these targets starts carries RENARD_MAKE_RUN (make's pid) in its
@@ -120,7 +120,20 @@ release:
 TEST_GNUPG := $(abspath dist/.build/test-gnupg)
 test-release: setup
 	@scripts/deps test
+	@# make test started the tools' build early (cargo-tools-early): wait for it; the run below is
+	@# then instant, or shows the error if the build failed.
+	@if [ -f $(CARGO_TOOLS_PID) ]; then pid=$$(cat $(CARGO_TOOLS_PID)); rm -f $(CARGO_TOOLS_PID); \
+	  echo "waiting for the cargo tools' build (pid $$pid, log results/cargo-tools.log)"; \
+	  while grep -qs install-cargo-tools /proc/$$pid/cmdline; do sleep 2; done; fi
 	packaging/install-cargo-tools
+
+# make test compiles the release's cargo tools (about 9 minutes on a new 2-core machine) in the
+# background from its start, at the lowest CPU priority, while the suites run (they mostly wait on
+# sockets and timers); test-release waits for it. Nothing to do when the tools are installed.
+CARGO_TOOLS_PID := results/cargo-tools.pid
+cargo-tools-early: deps
+	@mkdir -p results
+	@nice -n 19 packaging/install-cargo-tools >results/cargo-tools.log 2>&1 & echo $$! >$(CARGO_TOOLS_PID)
 	GNUPGHOME=$(TEST_GNUPG) RENARD_SIGNING_KEY=$$(packaging/test-key $(TEST_GNUPG)) packaging/release
 	@# gpg starts an agent for the throwaway key's home: stopped after the tests, pass or fail,
 	@# so that nothing outlives make test (scripts/no-leftovers).
