@@ -263,6 +263,46 @@ def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float 
     return redirects, responses, ended
 
 
+# --- SPEC §7.5: header deadline of a connection that sends nothing ------------------------
+
+SILENT_HEADER_S = 2.0  # --header-timeout for the case below
+
+
+@pytest.mark.scenario("header deadline")
+def test_connection_that_sends_nothing_is_closed_unanswered_at_its_header_deadline(base_argv, request):
+    """SPEC §7.5: with nothing received, the header deadline closes the connection without a
+    response, never early. It counts from the accept: at once for a server that does not
+    defer it; for one that does, the kernel holds the connection (seen in its table) at most
+    DEFERRAL_MAX_S, so the bound from the connect is the deferral + the deadline + 1 s."""
+    flags = {"--header-timeout": str(int(SILENT_HEADER_S)), "--idle-timeout": "60"}
+    with started(request, base_argv, flags) as server:
+        target = server.target
+        connected_at = time.monotonic()
+        conn = connect(target)
+        try:
+            held = held_by_kernel(target, conn)
+            if held:
+                assert handed_over(target, conn), (
+                    f"a connection that sent nothing was still held unaccepted {DEFERRAL_MAX_S + LATE_S:g} s "
+                    f"after its handshake (SPEC §7.5: a deferred accept lasts at most {DEFERRAL_MAX_S:g} s)"
+                )
+            bound = SILENT_HEADER_S + LATE_S + (DEFERRAL_MAX_S if held else 0.0)
+            conn.wait_eof(connected_at + bound)
+            what = "held by the kernel at first" if held else "accepted at once"
+            assert conn.closed, f"a connection that sent nothing ({what}) still open {bound:g} s after its connect"
+            elapsed = conn.eof_at - connected_at
+            assert not conn.reset and not conn.received, (
+                f"a connection that sent nothing ({what}): {ending(conn)}, octets {wire.escape(bytes(conn.received))} "
+                "(SPEC §7.5: closed without a response)"
+            )
+            assert elapsed >= SILENT_HEADER_S - 0.1, (
+                f"a connection that sent nothing was closed {elapsed:.2f} s after its connect, before its "
+                f"{SILENT_HEADER_S:g} s header deadline"
+            )
+        finally:
+            conn.close()
+
+
 # --- SPEC §7.5: output bound --------------------------------------------------------------
 
 SEEDED = b"GET /?seed=%08d HTTP/1.1\r\nHost: a\r\n\r\n"  # fixed length: boundaries are easy
