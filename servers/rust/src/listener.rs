@@ -10,7 +10,7 @@ use mio::{Interest, Registry, Token};
 use socket2::{Domain, SockAddr, Type};
 use std::io::{self, ErrorKind};
 use std::net::SocketAddr;
-use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -105,6 +105,7 @@ pub fn bind_reuseport(addr: SocketAddr) -> io::Result<TcpListener> {
     socket.set_reuse_port(true)?;
     socket.set_nonblocking(true)?;
     no_delay(&socket)?;
+    defer_accept(&socket)?;
     socket.bind(&addr.into())?;
     socket.listen(BACKLOG)?;
     Ok(TcpListener::from_std(socket.into()))
@@ -115,6 +116,31 @@ pub fn bind_reuseport(addr: SocketAddr) -> io::Result<TcpListener> {
 /// written, without a system call per connection.
 fn no_delay(listener: &socket2::Socket) -> io::Result<()> {
     listener.set_tcp_nodelay(true)
+}
+
+/// How long the kernel holds a new TCP connection that has sent nothing before handing it
+/// to accept anyway (SPEC §7.5: a silent connection's header deadline starts then): one
+/// second, which Linux rounds to its first SYN-ACK retransmission (measured: accepted
+/// 1.02 s after the connect).
+pub const DEFER_ACCEPT_S: u32 = 1;
+
+/// TCP_DEFER_ACCEPT on a listening socket: a connection becomes acceptable when its first
+/// octets arrive (or after [`DEFER_ACCEPT_S`]), so one wake-up accepts it and reads its
+/// request, instead of one for the handshake and a second for the request (SPEC §7.5, §7.6
+/// say what a connection the kernel holds is).
+fn defer_accept(listener: &socket2::Socket) -> io::Result<()> {
+    let seconds = DEFER_ACCEPT_S as libc::c_int;
+    // SAFETY: a valid descriptor, and a pointer to an int of the length given.
+    let status = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_DEFER_ACCEPT,
+            std::ptr::from_ref(&seconds).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if status == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 
 /// What is at a socket path before binding it.
@@ -265,7 +291,10 @@ pub unsafe fn adopt(fd: std::os::fd::RawFd, threads: usize) -> Result<Listening,
     socket.set_nonblocking(true).map_err(reason)?;
     let local = socket.local_addr().map_err(reason)?;
     if local.as_socket().is_some() {
-        no_delay(&socket).map_err(reason)?; // the copies below share it: one socket
+        // The copies below share them: one socket. A service manager's socket gets the same
+        // deferral as one renard binds (its unit may set it too: DeferAcceptSec=1s).
+        no_delay(&socket).map_err(reason)?;
+        defer_accept(&socket).map_err(reason)?;
     }
     let copies = |socket: &socket2::Socket| -> io::Result<Vec<socket2::Socket>> {
         (1..threads).map(|_| socket.try_clone()).collect()
@@ -386,15 +415,7 @@ mod tests {
 
     /// The connection `listener` accepts from a client of `port` (bounded: 5 s).
     fn accept_one(listener: &Listener, port: u16) -> (Stream, std::net::TcpStream) {
-        let client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        for _ in 0..500 {
-            match listener.accept() {
-                Ok(stream) => return (stream, client),
-                Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::sleep(std::time::Duration::from_millis(10)),
-                Err(e) => panic!("accept: {e}"),
-            }
-        }
-        panic!("nothing accepted in 5 s");
+        accept_one_pending(listener, std::net::TcpStream::connect(("127.0.0.1", port)).unwrap())
     }
 
     #[test]
@@ -410,6 +431,51 @@ mod tests {
         let listening = unsafe { adopt(given.into_raw_fd(), 1) }.unwrap();
         let (stream, _client) = accept_one(&listening.listeners[0], port);
         assert!(no_delay(&stream), "passed by a service manager");
+    }
+
+    /// A client of `port` that sends nothing is not accepted (the kernel holds it); once it
+    /// sends an octet it is, with the octet there to read at once.
+    fn accepted_only_once_its_first_octet_is_there(listener: &Listener, port: u16) {
+        use std::io::{Read, Write};
+        let mut client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        // The handshake is done when connect returns on loopback; without the deferral the
+        // connection would be acceptable now. 0.3 s is well inside the 1 s deferral.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let early = listener.accept();
+        assert!(
+            matches!(&early, Err(e) if e.kind() == ErrorKind::WouldBlock),
+            "a connection that sent nothing was acceptable: {:?}",
+            early.as_ref().err()
+        );
+        client.write_all(b"G").unwrap();
+        let (mut stream, _client) = accept_one_pending(listener, client);
+        let mut octet = [0u8; 1];
+        assert_eq!(stream.read(&mut octet).unwrap(), 1, "the first octet is there at the accept");
+        assert_eq!(&octet, b"G");
+    }
+
+    /// The connection pending on `listener` (bounded: 5 s).
+    fn accept_one_pending(listener: &Listener, client: std::net::TcpStream) -> (Stream, std::net::TcpStream) {
+        for _ in 0..500 {
+            match listener.accept() {
+                Ok(stream) => return (stream, client),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => std::thread::sleep(std::time::Duration::from_millis(10)),
+                Err(e) => panic!("accept: {e}"),
+            }
+        }
+        panic!("nothing accepted in 5 s");
+    }
+
+    #[test]
+    fn tcp_listeners_defer_the_accept_until_the_request_comes() {
+        let listening = bind_tcp("127.0.0.1:0".parse().unwrap(), 1).unwrap();
+        let port: u16 = listening.shown.rsplit(':').next().unwrap().parse().unwrap();
+        accepted_only_once_its_first_octet_is_there(&listening.listeners[0], port);
+        let given = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = given.local_addr().unwrap().port();
+        // SAFETY: the descriptor was just released by its owner.
+        let listening = unsafe { adopt(given.into_raw_fd(), 1) }.unwrap();
+        accepted_only_once_its_first_octet_is_there(&listening.listeners[0], port);
     }
 
     #[test]

@@ -11,6 +11,7 @@ floods, soak, hostile bytes) is test_robustness.py.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import select
 import signal
@@ -61,6 +62,51 @@ def idle(target) -> wire.Connection:
     return conn
 
 
+# SPEC §7.5, deferred accept: the kernel may hold a connection that has sent nothing for at
+# most this long (Linux's TCP_DEFER_ACCEPT: handed over at its first SYN-ACK retransmission,
+# measured 1.02 s) before the server can accept it.
+DEFERRAL_MAX_S = 1.0
+TCP_SYN_RECV = 3  # a state of /proc/net/tcp: here, a connection the kernel holds unaccepted
+
+
+def server_side_states(target) -> dict[int, list[int]]:
+    """The kernel's states of the server's ends of its connections on loopback, by the
+    client's port (/proc/net/tcp{,6}): [SYN_RECV] while the kernel holds one under a
+    deferred accept (its client sees the handshake done), [ESTABLISHED] once queued or
+    accepted; a port is absent once the server's end is gone."""
+    states: dict[int, list[int]] = {}
+    local_port = f":{target.port:04X} "  # the tables can hold 100 000 rows on a busy machine
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(FileNotFoundError), open(table) as rows:
+            for row in rows:
+                if local_port not in row:
+                    continue
+                fields = row.split()
+                local, remote = (int(fields[i].rsplit(":", 1)[1], 16) for i in (1, 2))
+                if local == target.port:
+                    states.setdefault(remote, []).append(int(fields[3], 16))
+    return states
+
+
+def client_port(conn: wire.Connection) -> int:
+    return conn.sock.getsockname()[1]
+
+
+def held_by_kernel(target, conn: wire.Connection) -> bool:
+    return TCP_SYN_RECV in server_side_states(target).get(client_port(conn), [])
+
+
+def handed_over(target, conn: wire.Connection) -> bool:
+    """Waits (bounded: the deferral + LATE_S) until the kernel no longer holds conn, which
+    sent nothing; False if it still does then (a deferral beyond SPEC §7.5's 1 s)."""
+    deadline = time.monotonic() + DEFERRAL_MAX_S + LATE_S
+    while held_by_kernel(target, conn):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def evicted(conn: wire.Connection) -> bool:
     """True when the server closed conn without sending anything more."""
     conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
@@ -105,6 +151,10 @@ def test_at_the_cap_without_partial_heads_the_connection_waiting_longest_is_evic
     with started(request, base_argv, {"--max-connections": "2", "--threads": "1", **LONG}) as server:
         target = server.target
         silent = connect(target)  # nothing sent since its accept: waits the longest
+        assert handed_over(target, silent), (
+            f"a connection that sent nothing was still held unaccepted {DEFERRAL_MAX_S + LATE_S:g} s after "
+            f"its handshake (SPEC §7.5: a deferred accept lasts at most {DEFERRAL_MAX_S:g} s)"
+        )
         time.sleep(SETTLE_READ_S)
         answered = idle(target)
         conns = [silent, answered]
@@ -211,6 +261,46 @@ def drain(sock: socket.socket, rest: bytes, want_responses: int, limit_s: float 
     if redirects >= want_responses or responses > want_responses:
         ended = "all responses read"
     return redirects, responses, ended
+
+
+# --- SPEC §7.5: header deadline of a connection that sends nothing ------------------------
+
+SILENT_HEADER_S = 2.0  # --header-timeout for the case below
+
+
+@pytest.mark.scenario("header deadline")
+def test_connection_that_sends_nothing_is_closed_unanswered_at_its_header_deadline(base_argv, request):
+    """SPEC §7.5: with nothing received, the header deadline closes the connection without a
+    response, never early. It counts from the accept: at once for a server that does not
+    defer it; for one that does, the kernel holds the connection (seen in its table) at most
+    DEFERRAL_MAX_S, so the bound from the connect is the deferral + the deadline + 1 s."""
+    flags = {"--header-timeout": str(int(SILENT_HEADER_S)), "--idle-timeout": "60"}
+    with started(request, base_argv, flags) as server:
+        target = server.target
+        connected_at = time.monotonic()
+        conn = connect(target)
+        try:
+            held = held_by_kernel(target, conn)
+            if held:
+                assert handed_over(target, conn), (
+                    f"a connection that sent nothing was still held unaccepted {DEFERRAL_MAX_S + LATE_S:g} s "
+                    f"after its handshake (SPEC §7.5: a deferred accept lasts at most {DEFERRAL_MAX_S:g} s)"
+                )
+            bound = SILENT_HEADER_S + LATE_S + (DEFERRAL_MAX_S if held else 0.0)
+            conn.wait_eof(connected_at + bound)
+            what = "held by the kernel at first" if held else "accepted at once"
+            assert conn.closed, f"a connection that sent nothing ({what}) still open {bound:g} s after its connect"
+            elapsed = conn.eof_at - connected_at
+            assert not conn.reset and not conn.received, (
+                f"a connection that sent nothing ({what}): {ending(conn)}, octets {wire.escape(bytes(conn.received))} "
+                "(SPEC §7.5: closed without a response)"
+            )
+            assert elapsed >= SILENT_HEADER_S - 0.1, (
+                f"a connection that sent nothing was closed {elapsed:.2f} s after its connect, before its "
+                f"{SILENT_HEADER_S:g} s header deadline"
+            )
+        finally:
+            conn.close()
 
 
 # --- SPEC §7.5: output bound --------------------------------------------------------------
@@ -431,48 +521,72 @@ def test_connections_queued_on_the_listener_at_the_signal_are_served_not_reset(b
     into the backlog), then SIGTERM goes to the started process and SIGCONT to every
     process, the started one first (it is the one that tells any workers).
 
-    Three kinds, queued in this order: QUEUED_SILENT 'silent' ones that send nothing
+    Four kinds, queued in this order: QUEUED_SILENT 'silent' ones that send nothing
     (closed unanswered at the window's end); QUEUED_EACH 'early' ones that sent a request
     while the server was stopped (it may read and answer them before its signal handler
     runs, as every entry tried does: the 302 need not announce the close, SPEC §7.6, and the
-    connection closes by the window's end); QUEUED_EACH 'late' ones that send theirs once
-    the listener refuses (the drain has begun: 302 with Connection: close, then the close).
-    None may be reset, none closed without its answer. A server whose loop accepts the whole
-    queue before its signal handler runs passes whether or not it would take the queue at
-    the close: it never closes one with a queue."""
+    connection closes by the window's end); QUEUED_EACH 'begun' ones that sent part of a
+    head while it was stopped and finish it once the listener refuses, and QUEUED_EACH
+    'late' ones that send a whole request then (the drain has begun: 302 with Connection:
+    close, then the close). None may be reset, none closed without its answer.
+
+    Under a deferred accept (SPEC §7.5) the kernel holds a connection that has sent nothing
+    instead of queuing it; which ones it holds is read from the kernel's table while the
+    server is stopped. Such a 'silent' one gets nothing and the server's end of it is gone
+    by the window's end; such a 'late' one is reset when it sends, with nothing received
+    (SPEC §7.6). One the kernel handed over before the close is served as a queued one.
+    'early' and 'begun' ones sent octets, so they are queued under either behaviour. A
+    server whose loop accepts the whole queue before its signal handler runs passes whether
+    or not it would take the queue at the close: it never closes one with a queue."""
     raise_fd_limit()  # QUEUED_SILENT descriptors and more, here
     flags = {**LONG, "--drain-timeout": str(QUEUED_DRAIN_S)}
     with started(request, base_argv, flags) as server:
+        target = server.target
         pids = server.tree_pids()
         conns: dict[str, list[wire.Connection]] = {}
+        held: set[int] = set()
         try:
             for pid in pids:
                 os.kill(pid, signal.SIGSTOP)
             try:
-                conns = {kind: [connect(server.target) for _ in range(queued_count(kind))] for kind in QUEUED_KINDS}
-                for conn in conns["early"]:
-                    assert conn.send(ROOT, time.monotonic() + ANSWER_WAIT_S), conn.send_failed
+                conns = {kind: [connect(target) for _ in range(queued_count(kind))] for kind in QUEUED_KINDS}
+                for kind, octets in (("early", ROOT), ("begun", PARTIAL_HEAD)):
+                    for conn in conns[kind]:
+                        assert conn.send(octets, time.monotonic() + ANSWER_WAIT_S), conn.send_failed
                 time.sleep(QUEUED_SETTLE_S)
+                states = server_side_states(target)
+                held = {port for port, port_states in states.items() if TCP_SYN_RECV in port_states}
                 signalled_at = time.monotonic()
                 server.signal(signal.SIGTERM)
             finally:
                 for pid in pids:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(pid, signal.SIGCONT)
-            refused_at = refused_by(server.target, signalled_at + DRAIN_SEEN_S)
+            refused_at = refused_by(target, signalled_at + DRAIN_SEEN_S)
             assert refused_at is not None, f"new connections still accepted {DRAIN_SEEN_S:g} s after SIGTERM"
-            for conn in conns["late"]:
-                conn.send(ROOT, time.monotonic() + ANSWER_WAIT_S)  # a reset shows when reading
+            for kind, rest in (("begun", b"\r\n"), ("late", ROOT)):
+                for conn in conns[kind]:
+                    conn.send(rest, time.monotonic() + ANSWER_WAIT_S)  # a reset shows when reading
 
             window_end = signalled_at + QUEUED_DRAIN_S + LATE_S
-            problems, early_announced = [], 0
-            for kind in QUEUED_KINDS:
+            problems, early_announced, held_count = [], 0, {kind: 0 for kind in QUEUED_KINDS}
+            after_window = functools.cache(lambda: server_side_states(target))  # read once, when needed
+            # The silent ones last: one the kernel dropped is waited on until the window's end.
+            for kind in sorted(QUEUED_KINDS, key=lambda kind: kind == "silent"):
                 for number, conn in enumerate(conns[kind], 1):
-                    problem, announced = queued_outcome(conn, kind, window_end)
+                    was_held = client_port(conn) in held
+                    held_count[kind] += was_held
+                    problem, announced = queued_outcome(conn, kind, window_end, after_window if was_held else None)
                     if problem:
-                        problems.append(f"queued connection {number} ({kind}): {problem}")
+                        where = "held by the kernel" if was_held else "queued"
+                        problems.append(f"connection {number} ({kind}, {where} at the signal): {problem}")
                     early_announced += kind == "early" and announced
             record_property("early_answers_announcing_close", early_announced)
+            record_property("held_by_kernel_at_signal", held_count)
+            assert not (held_count["early"] or held_count["begun"]), (
+                f"connections that had sent octets were still held by the kernel: {held_count} (SPEC §7.5: "
+                "a deferred accept ends with the first octets)"
+            )
             assert not problems, "SPEC §7.6, connections queued when the listener closed:\n" + "\n".join(problems)
             status = server.wait(signalled_at + QUEUED_DRAIN_S + 1.0 + EXIT_SLACK_S - time.monotonic())
             assert status == 0, (
@@ -484,30 +598,50 @@ def test_connections_queued_on_the_listener_at_the_signal_are_served_not_reset(b
                     conn.close()
 
 
-QUEUED_KINDS = ("silent", "early", "late")  # in the order they are queued
+QUEUED_KINDS = ("silent", "early", "begun", "late")  # in the order they are queued
 
 
 def queued_count(kind: str) -> int:
     return QUEUED_SILENT if kind == "silent" else QUEUED_EACH
 
 
-def queued_outcome(conn: wire.Connection, kind: str, window_end: float) -> tuple[str, bool]:
+def queued_outcome(conn: wire.Connection, kind: str, window_end: float, held_states=None) -> tuple[str, bool]:
     """("", announced) when conn, one of QUEUED_KINDS, got what SPEC §7.6 gives an open
     connection in the drain, else (what it got instead, announced); announced: its answer
-    carried Connection: close."""
+    carried Connection: close. held_states: when the kernel held conn unaccepted at the
+    signal (a deferred accept), what server_side_states gives after the window: then conn
+    may instead get what §7.6 gives such a one."""
+    if held_states is not None:
+        problem = held_outcome(conn, kind, window_end, held_states)
+        if problem is None:
+            return "", False
     announced = False
     if kind != "silent":
         response = read_response(conn, window_end)
         if response is None:
             return f"{ending(conn)} without a whole answer, octets {wire.escape(bytes(conn.received))}", False
         announced = announces_close(response)
-        if response.status != 302 or (kind == "late" and not announced):
+        if response.status != 302 or (kind in ("begun", "late") and not announced):
             return f"expected 302 with Connection: close, got {wire.escape(response.raw)}", announced
-    conn.wait_eof(window_end if kind != "late" else time.monotonic() + CLOSE_WAIT_S)
+    conn.wait_eof(window_end if kind in ("silent", "early") else time.monotonic() + CLOSE_WAIT_S)
     if not conn.closed or conn.reset or conn.received:
         octets = wire.escape(bytes(conn.received))
         return f"{ending(conn)} where a close was due, octets after any answer {octets}", announced
     return "", announced
+
+
+def held_outcome(conn: wire.Connection, kind: str, window_end: float, held_states) -> str | None:
+    """None when conn, held by the kernel at the signal and dropped with the listener, got
+    what SPEC §7.6 gives it: a 'silent' one nothing, with the server's end gone by the
+    window's end; a 'late' one a reset, nothing received. Otherwise a reason (the caller
+    then expects the queued outcome: the kernel may have handed it over before the close)."""
+    if kind == "late":
+        conn.wait_eof(window_end)
+        return None if conn.reset and not conn.received else "not reset"
+    conn.wait_eof(window_end)
+    if conn.closed or conn.received:
+        return "served"
+    return None if client_port(conn) not in held_states() else "server's end still there"
 
 
 def ending(conn: wire.Connection) -> str:
