@@ -11,8 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis import history
-from ..analysis.compare import PairedRatio, paired_ratio
-from ..analysis.pairing import figures, next_rep, pairs_of
+from ..analysis.pairing import next_rep, wide_pairs
 from ..bench import plan
 from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, scripts_for
 from ..conformance.sections import tally
@@ -339,37 +338,6 @@ def _measure(steps: Plan, record: _Recorder) -> None:
         p.update(task, completed=len(steps.steps))
 
 
-def _partners(e: Entry, live: list[Entry], run: Run) -> list[Entry]:
-    """Whom e's ratios divide by: the run's reference and e's own floor, when measured here."""
-    names = {x.name: x for x in live}
-    record = run.entry(e.name)
-    floor = run.floor_of(record) if record is not None else None
-    wanted = [run.config.reference, floor.name if floor is not None else None]
-    return [names[n] for n in dict.fromkeys(wanted) if n in names and n != e.name]
-
-
-def wide_pairs(
-    run: Run, live: list[Entry], most: int = plan.MAX_PAIRS
-) -> list[tuple[float, str, Entry, Entry, PairedRatio | None]]:
-    """(half-width, mode, entry, partner, its paired ratio) of every ratio the table prints whose
-    interval is wider than compare.HALF_WIDTH (or that has fewer than 2 pairs) and that has
-    fewer than `most` pairs, widest first, each two entries once (c of floor and floor of c
-    share their pairs); on the server's CPU per request (own_cpu_us)."""
-    out, seen = [], set()
-    for mode_name in run.config.modes:
-        for e in live:
-            for other in _partners(e, live, run):
-                if (mode_name, other.name, e.name) in seen:
-                    continue
-                seen.add((mode_name, e.name, other.name))
-                mine, theirs = figures(pairs_of(run, mode_name, e.name, other.name), lambda s: s.own_cpu_us)
-                r = paired_ratio(theirs, mine) if mine else None
-                if (r is None or not r.steady) and len(mine) < most:
-                    width = r.half_width if r is not None and r.half_width is not None else float("inf")
-                    out.append((width, mode_name, e, other, r))
-    return sorted(out, key=lambda x: (-x[0], x[1], x[2].name, x[3].name))
-
-
 def _grow_pairs(steps: Plan, record: _Recorder, pairs: list[Pair], current) -> None:
     """Extra rounds (pyperf's idea: measure until the figure is steady, and say when it was not):
     each round measures, for every ratio still wider than ±3% (wide_pairs), the entry and then
@@ -381,7 +349,7 @@ def _grow_pairs(steps: Plan, record: _Recorder, pairs: list[Pair], current) -> N
         task = p.add_task("extra pairs", total=None)
         record.say = p.console.print
         for round_no in range(plan.MAX_PAIRS):
-            wide = wide_pairs(current(), live)
+            wide = wide_pairs(current(), live, plan.MAX_PAIRS)
             if not wide:
                 break
             measured = 0
