@@ -1,4 +1,4 @@
-"""distribution.py's buckets and quantiles, and results.csv written by `arena report` for a run
+"""distribution.py's buckets, and results.csv written by `arena report` for a run
 recorded before either existed (the fixture): one row per sample of its run.json."""
 
 import csv
@@ -20,13 +20,10 @@ def wrk_line(pairs, percentiles=None) -> dict:
     return {"histogram": pairs, "percentiles": percentiles or {"50": 100, "100": 1000}}
 
 
-def test_quantiles_are_the_upper_edge_of_the_bucket_holding_them():
+def test_buckets_are_counted_and_twelve_percent_wide():
     # 90 values in bucket 40 (<= 100 µs), 9 in bucket 60 (<= 1 ms), 1 in bucket 80 (<= 10 ms)
     d = Distribution.from_wrk("rust", "keepalive", 0, wrk_line([[40, 90], [60, 9], [80, 1]]))
     assert d.count == 100
-    assert d.quantile_us(0.5) == pytest.approx(100) and d.quantile_us(0.9) == pytest.approx(100)
-    assert d.quantile_us(0.91) == pytest.approx(1000) and d.quantile_us(0.99) == pytest.approx(1000)
-    assert d.quantile_us(1.0) == pytest.approx(10_000)
     assert upper_us(41) == pytest.approx(100 * 10**0.05)  # 12% wide
 
 

@@ -26,5 +26,5 @@ def test_a_running_server_whose_process_ended_says_so():
     finally:
         child.kill()
         child.wait()
-    assert entry.exited() == f"process {child.pid} is gone"
+    assert entry.exited() == f"process {child.pid} (--pid) exited"
     assert remote_entry("http://127.0.0.1:9/").exited() is None  # no --pid: not known

@@ -5,15 +5,18 @@ pair, and cancels in its ratio.
 A run pairs its own rounds by repetition (rep r of the entry with rep r of its partner, in
 the same mode: the plan measures every entry once per mode in each round), and lists the
 pairs its extra rounds took (Run.pairs: the entry's sample, then its partner's, straight
-after). Stdlib only.
+after). Which ratios are still too wide, and so get extra pairs (wide_pairs): read with
+compare.paired_ratio.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from ..core.model import Run
 from ..core.sample import Sample
+from .compare import PairedRatio, paired_ratio
 
 
 def pairs_of(run: Run, mode: str, entry: str, partner: str) -> list[tuple[Sample, Sample]]:
@@ -56,3 +59,41 @@ def next_rep(taken: set[tuple[str, str, int]], entry: str, mode: str, first: int
     while (entry, mode, rep) in taken:
         rep += 1
     return rep
+
+
+class Named(Protocol):
+    name: str
+
+
+Subject = TypeVar("Subject", bound=Named)  # an entry: pairing reads only its name
+
+
+def _partners(e: Subject, live: Sequence[Subject], run: Run) -> list[Subject]:
+    """Whom e's ratios divide by: the run's reference and e's own floor, when measured here."""
+    names = {x.name: x for x in live}
+    record = run.entry(e.name)
+    floor = run.floor_of(record) if record is not None else None
+    wanted = [run.config.reference, floor.name if floor is not None else None]
+    return [names[n] for n in dict.fromkeys(wanted) if n in names and n != e.name]
+
+
+def wide_pairs(
+    run: Run, live: Sequence[Subject], most: int
+) -> list[tuple[float, str, Subject, Subject, PairedRatio | None]]:
+    """(half-width, mode, entry, partner, its paired ratio) of every ratio the table prints whose
+    interval is wider than compare.HALF_WIDTH (or that has fewer than 2 pairs) and that has
+    fewer than `most` pairs, widest first, each two entries once (c of floor and floor of c
+    share their pairs); on the server's CPU per request (own_cpu_us)."""
+    out, seen = [], set()
+    for mode_name in run.config.modes:
+        for e in live:
+            for other in _partners(e, live, run):
+                if (mode_name, other.name, e.name) in seen:
+                    continue
+                seen.add((mode_name, e.name, other.name))
+                mine, theirs = figures(pairs_of(run, mode_name, e.name, other.name), lambda s: s.own_cpu_us)
+                r = paired_ratio(theirs, mine) if mine else None
+                if (r is None or not r.steady) and len(mine) < most:
+                    width = r.half_width if r is not None and r.half_width is not None else float("inf")
+                    out.append((width, mode_name, e, other, r))
+    return sorted(out, key=lambda x: (-x[0], x[1], x[2].name, x[3].name))

@@ -31,16 +31,6 @@ def median(values: Iterable[float]) -> float:
     return float(_median(_checked(values, "median")))
 
 
-def minimum(values: Iterable[float]) -> float:
-    """The smallest value."""
-    return float(min(_checked(values, "minimum")))
-
-
-def maximum(values: Iterable[float]) -> float:
-    """The largest value."""
-    return float(max(_checked(values, "maximum")))
-
-
 def spread(values: Iterable[float]) -> float:
     """max - min, in the values' own unit."""
     checked = _checked(values, "spread")

@@ -5,33 +5,24 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from renard_conformance import conformance
 
 from ..core.model import Config
 from ..core.modes import mode
 from ..core.sample import Sample
+from ..entries.handle import Handle
 from ..entries.manifest import Entry
 from ..entries.outside import Outside
-from ..entries.process import Launch, Server, StartError, free_port, launch_ready, start
-from ..entries.remote import Remote, pid_alive
+from ..entries.process import Launch, StartError, free_port, launch_ready, start
+from ..entries.remote import Remote
 from ..host import conntrack, hostload, notrack
 from ..host.cgroup import CapError, CpuCap
 from ..load.driver import LoadError
+from ..load.interleave import Step, order
 from ..load.warmup import Window, until_steady, warmup_s
 from ..load.wrk import run_wrk, wrk_argv, wrk_rps, wrk_script
-
-
-def answer_problem(entry: Entry, launch: Launch, port: int) -> str:
-    """The conformance runner's check of one `GET /`: "" when it is a 302 to the template
-    with k in 1..count, else what came back (an outside server: its --expect on its --path).
-    Raises OSError when it cannot connect."""
-    if isinstance(entry, Outside):
-        return entry.answer_problem(launch.host, port)
-    return conformance.check_redirect(conformance.Target(launch.host, port, launch.count, launch.location))
-
 
 WRONG_FOR_S = 3.0  # a start that answers only wrongly for this long has failed (a 502 while a backend starts passes)
 
@@ -48,7 +39,7 @@ def startup_ms(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> float:
             if server.proc.poll() is not None:
                 raise StartError(f"{entry.name} exited with status {server.proc.returncode}\n{server.output_tail()}")
             try:
-                problem = answer_problem(entry, launch, launch.port)
+                problem = server.answer_problem()
             except OSError as e:
                 problem, wrong_since = f"cannot connect: {e}", None
             else:
@@ -73,18 +64,6 @@ class SampleError(Exception):
     def __init__(self, reason: str, tail: str = ""):
         super().__init__(reason)
         self.reason, self.tail = reason, tail
-
-
-def check_answer(entry: Entry, launch: Launch, server: Server, when: str) -> None:
-    """One checked `GET /` (answer_problem); raises SampleError saying `when` it failed."""
-    try:
-        problem = answer_problem(entry, launch, server.port)
-    except OSError as err:  # connect or read timed out, refused, reset
-        problem = f"cannot connect: {err}" if not str(err).startswith("timed out") else "no answer: timed out"
-    if problem:
-        exited = server.proc.poll()
-        what = f"exited with status {exited}" if exited is not None else problem
-        raise SampleError(f"{when}: {what}", server.output_tail())
 
 
 def _machine_fault(dropped_before: int | None) -> str:
@@ -120,134 +99,97 @@ def _cpus(spec: str) -> list[int]:
         return []
 
 
-def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
-    """Starts the entry pinned with one thread, checks an answer, warms it up on its whole
-    core, then moves it into a cgroup (in a capped mode a CPU cap; else uncapped, to read its
-    CPU time at the kernel's resolution), measures, checks an answer again,
-    stops. Warming up uncapped brings every mode to the same steady state (a JIT compiles at
-    the same pace), so that a capped sample differs from a dedicated one by the cap alone.
-    Raises SampleError for anything the entry (or, for conntrack, the machine) did wrong."""
-    if isinstance(entry, Remote):
-        return measure_remote(entry, mode_name, rep, cfg, scripts)
-    m = mode(mode_name)
-    launch = Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)
+def check_answer(server: Handle, when: str, tail: Callable[[], str]) -> None:
+    """One checked `GET` (Handle.answer_problem); raises SampleError saying `when` it failed:
+    what ended the server when it is gone, else what came back."""
     try:
-        server = launch_ready(entry, launch)
-    except StartError as err:
-        reason, _, tail = str(err).partition("\n")
-        raise SampleError(f"does not start: {reason}", tail) from None
+        problem = server.answer_problem()
+    except OSError as err:  # connect or read timed out, refused, reset
+        problem = f"cannot connect: {err}" if not str(err).startswith("timed out") else "no answer: timed out"
+    if problem:
+        raise SampleError(f"{when}: {server.exited() or problem}", tail())
+
+
+def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
+    """One sample of an entry on a fresh server the arena starts, or of a running server
+    (remote.Remote: --url), measured alike over a Handle. A started server is pinned with one
+    thread, checked, warmed up on its whole core, then moved into a cgroup (in a capped mode a
+    CPU cap; else uncapped, to read its CPU time at the kernel's resolution), measured, checked
+    again and stopped. Warming up uncapped brings every mode to the same steady state (a JIT
+    compiles at the same pace), so that a capped sample differs from a dedicated one by the cap
+    alone. A running server is never started, capped or stopped; its CPU and memory are its
+    --pid's tree's, else None. Raises SampleError for anything the entry (or, for conntrack,
+    the machine) did wrong."""
+    m = mode(mode_name)
+    remote = entry if isinstance(entry, Remote) else None
+    if remote and m.capped:
+        raise SampleError(f"{mode_name}: a capped mode needs a server the arena starts (it makes the cgroup)")
+    if remote:
+        server, url, tail = remote, remote.url, lambda: ""
+    else:
+        launch = Launch(port=free_port(), threads=1, cpus=cfg.server_cpus)
+        try:
+            server = launch_ready(entry, launch)
+        except StartError as err:
+            reason, _, output = str(err).partition("\n")
+            raise SampleError(f"does not start: {reason}", output) from None
+        url = f"http://{launch.host}:{server.port}{entry.path if isinstance(entry, Outside) else '/'}"
+        tail = server.output_tail
     cap = None
     dropped_before = conntrack.drops()
     try:
-        check_answer(entry, launch, server, "before the run")
-        url = f"http://{launch.host}:{server.port}{entry.path if isinstance(entry, Outside) else '/'}"
+        check_answer(server, "before the run", tail)
 
         def warm_window(seconds: int) -> Window:
             """One warm-up window: requests/s and the server's CPU µs per request (steadiness is
             judged on the latter: a cold JIT's throughput can look steady, its cost cannot)."""
             before = server.cpu_seconds()
             wrk = run_wrk(wrk_argv(url, m, seconds, cfg, scripts[mode_name]), seconds)[0]
-            used_us = (server.cpu_seconds() - before) * 1e6
-            return Window(wrk_rps(wrk), round(used_us / wrk["requests"], 3) if wrk["requests"] else None)
+            after = server.cpu_seconds()
+            if before is None or after is None or not wrk["requests"]:
+                return Window(wrk_rps(wrk))
+            return Window(wrk_rps(wrk), round((after - before) * 1e6 / wrk["requests"], 3))
 
         warmed = until_steady(warm_window, warmup_s(entry, cfg), cfg.warmup_s)
-        if m.capped or cfg.cpu_quota is not None:  # a run that can make cgroups counts every mode's CPU in one
+        if not remote and (m.capped or cfg.cpu_quota is not None):  # every mode's CPU in one cgroup, if it can
             cap = CpuCap.create(cfg.cpu_quota if m.capped else None)
             cap.add(server.tree_pids())
-        tracked = notrack.tracked()
+        tracked = None if remote else notrack.tracked()
         cpu_before, jiffies_before = server.cpu_seconds(), hostload.Jiffies.read()
         cgroup_before = cap.usage_s() if cap else None
         wrk, client_cpu, wall = run_wrk(wrk_argv(url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
-        server_cpu = server.cpu_seconds() - cpu_before
+        cpu_after = server.cpu_seconds()
         cgroup_after = cap.usage_s() if cap else None
-        steal = hostload.steal_share(
-            jiffies_before, hostload.Jiffies.read(), _cpus(cfg.server_cpus) + _cpus(cfg.client_cpus)
-        )
+        cpus = _cpus(cfg.client_cpus) if remote else _cpus(cfg.server_cpus) + _cpus(cfg.client_cpus)
+        steal = hostload.steal_share(jiffies_before, hostload.Jiffies.read(), cpus)
         load = hostload.load_1m()
         peak_rss, pss = server.peak_rss_bytes(), server.pss_bytes()
-        if server.proc.poll() is not None:
-            raise SampleError(f"exited during the run with status {server.proc.returncode}", server.output_tail())
-        check_answer(entry, launch, server, "after the run")
+        gone = server.exited()  # "exited with status 3", "process 7 (--pid) exited"
+        if gone:
+            raise SampleError(gone.replace("exited", "exited during the run", 1), tail())
+        check_answer(server, "after the run", tail)
         if not wrk["requests"]:
             errors = ", ".join(f"{k} {n}" for k, n in wrk["errors"].items() if n) or "none"
-            raise SampleError(f"answered no request during the run (wrk's errors: {errors})", server.output_tail())
+            raise SampleError(f"answered no request during the run (wrk's errors: {errors})", tail())
     except (SampleError, LoadError, CapError) as err:
-        reason, tail = (err.reason, err.tail) if isinstance(err, SampleError) else (str(err), server.output_tail())
-        raise SampleError(_machine_fault(dropped_before) or reason, tail) from None
+        reason, tail_text = (err.reason, err.tail) if isinstance(err, SampleError) else (str(err), tail())
+        raise SampleError(_machine_fault(dropped_before) or reason, tail_text) from None
     finally:
-        server.stop()
+        if not remote:
+            server.stop()
         if cap:
             cap.remove()
     fault = _machine_fault(dropped_before)
     if fault:
         raise SampleError(fault)
-    sample = Sample.from_wrk(
-        entry.name,
-        mode_name,
-        rep,
-        wrk,
-        client_cpu,
-        wall,
-        server_cpu,
-        peak_rss,
-        pss,
-        cpu_limit=cfg.cpu_quota if m.capped else 1.0,
-    )
+    server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    limit = cfg.cpu_quota if m.capped else 1.0
+    sample = Sample.from_wrk(entry.name, mode_name, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss, limit)
     sample.warmup_rps, sample.warmup_steady = warmed.rps or None, warmed.steady
     sample.warmup_cpu_us = warmed.cpu_us or None
     sample.steal_share, sample.load_1m, sample.tracked = steal, load, tracked
     if cgroup_before is not None and cgroup_after is not None:
         sample.cgroup_cpu_s = round(cgroup_after - cgroup_before, 6)
-    return sample
-
-
-def _check_remote(entry: Remote, when: str) -> None:
-    """One `GET` of the running server's URL must answer entry.expect; raises SampleError."""
-    try:
-        problem = entry.answer_problem()
-    except OSError as err:
-        problem = f"cannot connect: {err}"
-    if problem:
-        raise SampleError(f"{when}: {problem}")
-
-
-def measure_remote(entry: Remote, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
-    """One sample of a server the arena did not start (remote.py): checked, warmed up and
-    measured like an entry, never started or stopped; its CPU and memory from its process
-    tree when entry.pid is known, else None. Raises SampleError."""
-    m = mode(mode_name)
-    if m.capped:
-        raise SampleError(f"{mode_name}: a capped mode needs a server the arena starts (it makes the cgroup)")
-    _check_remote(entry, "before the run")
-    dropped_before = conntrack.drops()
-    try:
-        warmed = until_steady(
-            lambda s: wrk_rps(run_wrk(wrk_argv(entry.url, m, s, cfg, scripts[mode_name]), s)[0]),
-            cfg.warmup_s,
-            cfg.warmup_s,
-        )
-        cpu_before, jiffies_before = entry.cpu_seconds(), hostload.Jiffies.read()
-        wrk, client_cpu, wall = run_wrk(wrk_argv(entry.url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
-        cpu_after = entry.cpu_seconds()
-    except LoadError as err:
-        raise SampleError(_machine_fault(dropped_before) or str(err)) from None
-    steal = hostload.steal_share(jiffies_before, hostload.Jiffies.read(), _cpus(cfg.client_cpus))
-    load = hostload.load_1m()
-    peak_rss, pss = entry.peak_rss_bytes(), entry.pss_bytes()
-    if entry.pid is not None and not pid_alive(entry.pid):
-        raise SampleError(f"process {entry.pid} (--pid) exited during the run")
-    _check_remote(entry, "after the run")
-    if not wrk["requests"]:
-        errors = ", ".join(f"{k} {n}" for k, n in wrk["errors"].items() if n) or "none"
-        raise SampleError(f"answered no request during the run (wrk's errors: {errors})")
-    fault = _machine_fault(dropped_before)
-    if fault:
-        raise SampleError(fault)
-    server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-    sample = Sample.from_wrk(entry.name, mode_name, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss)
-    sample.warmup_rps, sample.warmup_steady = warmed.rps or None, warmed.steady
-    sample.warmup_cpu_us = warmed.cpu_us or None
-    sample.steal_share, sample.load_1m = steal, load
     return sample
 
 
@@ -261,18 +203,18 @@ def measure_startup(entry: Entry, cfg: Config) -> list[float]:
 
 @dataclass
 class Plan:
-    """The interleaved order of samples: for rep, for mode, for entry (A B C A B C …)."""
+    """The interleaved order of samples (load/interleave.order): for rep, for mode, for entry."""
 
     entries: list[Entry]
     cfg: Config
-    steps: list[tuple[int, str, Entry]] = field(init=False)
+    steps: list[Step[Entry]] = field(init=False)
 
     def __post_init__(self):
-        self.steps = [(rep, m, e) for rep in range(self.cfg.repetitions) for m in self.cfg.modes for e in self.entries]
+        self.steps = order(self.entries, self.cfg.modes, self.cfg.repetitions)
 
     def seconds(self, start: int = 0, stop: int | None = None) -> float:
         """The expected seconds of steps[start:stop] (all of them by default)."""
-        return sum(self.cfg.seconds_per_sample(warmup_s(e, self.cfg)) for _, _, e in self.steps[start:stop])
+        return sum(self.cfg.seconds_per_sample(warmup_s(s.subject, self.cfg)) for s in self.steps[start:stop])
 
 
 def scripts_for(cfg: Config) -> dict[str, Path]:

@@ -9,13 +9,11 @@ from pathlib import Path
 import click
 
 from ..core import results
-from ..core.model import Run
 from ..counts import syscalls
 from ..report import syscalls as report
-from ..report import write_run_reports
 from ..ui import console, err_console
 from .common import Failure, ensure_built, load_entries
-from .options import parse_modes
+from .options import parse_modes, rewrite_run_report
 
 
 @click.command("syscalls")
@@ -73,13 +71,6 @@ def syscalls_cmd(ctx, entries, requests, modes, warmup, results_dir, run):
     md, _ = report.write_report(out)
     console.print(f"wrote {out / report.FILE} and {md}", highlight=False)
     if run_dir is not None:
-        _rewrite_run_report(run_dir)
+        rewrite_run_report(run_dir)
     if any(e.error for e in counted):
         raise Failure("some entries could not be counted (above)")
-
-
-def _rewrite_run_report(run_dir: Path) -> None:
-    try:
-        write_run_reports(Run.read(run_dir), run_dir)
-    except (ValueError, OSError) as err:
-        err_console.print(f"[yellow]{run_dir}: its report was not rewritten ({err})[/]", highlight=False)

@@ -41,19 +41,6 @@ class Distribution:
     def count(self) -> int:
         return sum(self.buckets.values())
 
-    def quantile_us(self, q: float) -> float | None:
-        """The upper edge of the bucket holding quantile q in (0, 1]: an upper bound, within one
-        bucket's width (12%), of the latency below which a share q of the values lie."""
-        total = self.count
-        if not total:
-            return None
-        seen = 0
-        for bucket in sorted(self.buckets):
-            seen += self.buckets[bucket]
-            if seen >= q * total:
-                return upper_us(bucket)
-        return upper_us(max(self.buckets))
-
     @classmethod
     def from_wrk(cls, entry: str, mode: str, rep: int, wrk: dict) -> Distribution | None:
         """From report.lua's `histogram` ([[bucket, count], …]) and `percentiles`; None when absent or empty."""

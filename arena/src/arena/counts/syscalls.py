@@ -103,10 +103,6 @@ class Count:
     reconnects: int = 0  # keep-alive connections the server closed during the two windows
 
     @property
-    def background_total(self) -> float:
-        return sum(self.background.values())
-
-    @property
     def runtime(self) -> float:
         """The RUNTIME_CALLS per request."""
         return round(sum(v for name, v in self.calls.items() if name in RUNTIME_CALLS), 4)

@@ -24,7 +24,8 @@ class Handle(Protocol):
         ...
 
     def exited(self) -> str | None:
-        """What ended the server ("exited with status 3"), None while it runs (or not known)."""
+        """What ended the server, a phrase whose verb is "exited" ("exited with status 3",
+        "process 7 (--pid) exited"); None while it runs (or not known)."""
         ...
 
     def answer_problem(self) -> str:

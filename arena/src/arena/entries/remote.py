@@ -86,7 +86,7 @@ class Remote(Entry):
 
     def exited(self) -> str | None:
         """What ended its process (--pid), None while it runs or when no --pid names it."""
-        return f"process {self.pid} is gone" if self.pid is not None and not pid_alive(self.pid) else None
+        return f"process {self.pid} (--pid) exited" if self.pid is not None and not pid_alive(self.pid) else None
 
     def unknowns(self) -> list[str]:
         """What the run cannot know of this server, in words (the report's note)."""

@@ -1,4 +1,4 @@
-"""The interleaved runner of `arena stack` (and the order `arena bench` samples in): every
+"""The interleaved runner of `arena stack` and `arena bench` (its rounds and its extra pairs): every
 subject (an entry, a stack) measured in every mode `repetitions` times, in the order for
 rep, for mode, for subject (A B C A B C …), so that the machine's drift from minute to
 minute falls on all subjects alike rather than on one. A sample that fails is handed to the

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..core.model import Config
@@ -63,7 +63,7 @@ from .read import cpu_by_process, cpu_ticks
 
 # What `arena stack` (cli/stack.py) and its report (report/stacks.py) take from here.
 __all__ = ["BASELINE", "BASELINES", "DEFAULT", "MODES", "TARGETS", "Stack", "StackError", "StackMode", "StackRun"]
-__all__ += ["StackSample", "Target", "config_for", "measure", "method_words", "order", "resolve", "run"]
+__all__ += ["StackSample", "Target", "measure", "method_words", "order", "resolve", "run"]
 
 
 # --- one sample --------------------------------------------------------------------------
@@ -261,10 +261,6 @@ def run(
         shutil.rmtree(work, ignore_errors=True)
     record.config["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]  # 1 min, start and end
     return record
-
-
-def config_for(cfg: Config, duration_s: int, warmup_s: int, reps: int) -> Config:
-    return replace(cfg, duration_s=duration_s, warmup_s=warmup_s, repetitions=reps)
 
 
 def method_words(cfg: Config, record: StackRun | None = None) -> str:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis import history
-from ..analysis.compare import PairedRatio, paired_ratio
-from ..analysis.pairing import figures, next_rep, pairs_of
+from ..analysis.pairing import next_rep, wide_pairs
 from ..bench import plan
 from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, scripts_for
 from ..conformance.sections import tally
@@ -29,32 +29,16 @@ from ..entries.remote import Remote
 from ..host import conntrack, notrack
 from ..host.cgroup import probe
 from ..host.machine import describe, first_line
+from ..load.interleave import Step, run_interleaved
 from ..load.warmup import warmup_s
 from ..ui import bar, build_with_spinner, console, spinner
 
 
 def _record(e: Entry) -> EntryRecord:
+    said = {"name": e.name, "language": e.language, "kind": e.kind, "description": e.description}
     if isinstance(e, Remote):
-        return EntryRecord(
-            name=e.name,
-            language=e.language,
-            kind=e.kind,
-            description=e.description,
-            available=True,
-            url=e.url,
-            pid=e.pid,
-            unknown=e.unknowns(),
-        )
-    return EntryRecord(
-        name=e.name,
-        language=e.language,
-        kind=e.kind,
-        description=e.description,
-        available=e.available,
-        reason=e.reason,
-        warmup_s=e.warmup_s or None,
-        floor=e.floor,
-    )
+        return EntryRecord(**said, available=True, url=e.url, pid=e.pid, unknown=e.unknowns())
+    return EntryRecord(**said, available=e.available, reason=e.reason, warmup_s=e.warmup_s or None, floor=e.floor)
 
 
 def _drop(record: EntryRecord, reason: str) -> None:
@@ -181,9 +165,14 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
         with untracking as problem:  # the rules go whatever ends the block
             if problem:
                 console.print(f"[yellow]loopback stays tracked ({problem})[/]", highlight=False)
-            _measure(steps, cfg, run_dir, log_dir, samples, failures)
-            if not cfg.quick:
-                _grow_pairs(steps, cfg, run_dir, log_dir, samples, failures, pairs, lambda: run_doc(None))
+            scripts = scripts_for(cfg)
+            try:
+                record = _Recorder(cfg, scripts, run_dir, log_dir, samples, failures)
+                _measure(steps, record)
+                if not cfg.quick:
+                    _grow_pairs(steps, record, pairs, lambda: run_doc(None))
+            finally:
+                shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
         count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
     except KeyboardInterrupt:
         interrupted = True
@@ -264,123 +253,105 @@ def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
     return [e for e in live if records[e.name].available]
 
 
-def _measure(steps: Plan, cfg: Config, run_dir: Path, log_dir: Path, samples: list, failures: list) -> None:
-    """Every sample of the plan, each appended to samples (or failures) and to the journal
-    as soon as it is known; a failed sample is said and the next one goes on."""
-    live = steps.entries
+@dataclass
+class _Recorder:
+    """Where each sample goes as soon as it is known (the sample and failure callbacks of
+    load/interleave.run_interleaved): samples (or failures), samples.jsonl and its
+    distributions, and a failed sample's log under logs/; say prints above the progress bar."""
+
+    cfg: Config
+    scripts: dict[str, Path]
+    run_dir: Path
+    log_dir: Path
+    samples: list[Sample]
+    failures: list[Failure]
+    say: Callable[..., None] = console.print
+
+    def sample(self, step: Step[Entry]) -> None:
+        """Waits for room in the conntrack table, measures, records; raises SampleError."""
+        e, mode_name = step.subject, step.mode
+        conntrack.wait_for_room(
+            lambda line: self.say(f"[yellow]{line}[/]", highlight=False),
+            conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, self.cfg) + self.cfg.duration_s),
+        )
+        item = measure_sample(e, mode_name, step.rep, self.cfg, self.scripts)
+        self.samples.append(item)
+        if item.distribution is not None:
+            results.append_line(self.run_dir / distribution.FILE, item.distribution.to_json())
+        results.append_line(self.run_dir / JOURNAL, journal_line(item))
+
+    def failed(self, step: Step[Entry], err: SampleError) -> None:
+        name, rep = step.subject.name, step.rep
+        log = _sample_log(self.log_dir, name, step.mode, rep, err)
+        item = Failure(name, step.mode, rep, err.reason, f"logs/{log}")
+        self.failures.append(item)
+        self.say(f"[red]{name} {step.mode} rep {rep + 1}[/]: {err.reason}", highlight=False)
+        results.append_line(self.run_dir / JOURNAL, journal_line(item))
+
+    def run(self, steps: list[Step[Entry]], progress=None) -> int:
+        """Measures steps in order (a failed one is recorded and the next goes on); how many succeeded."""
+        before = len(self.samples)
+        run_interleaved(steps, self.sample, self.failed, (SampleError,), progress=progress)
+        return len(self.samples) - before
+
+
+def _measure(steps: Plan, record: _Recorder) -> None:
+    """Every sample of the plan, each recorded as soon as it is known; a failed sample is said
+    and the next one goes on."""
+    cfg = steps.cfg
     cap = f", capped modes at {cfg.cpu_quota:.0%} of it" if cfg.cpu_quota else ""
     console.print(
-        f"measuring {len(live)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
+        f"measuring {len(steps.entries)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
         f"{cfg.warmup_s} s warm-up (or the entry's own) + {cfg.duration_s} s each: "
         f"about {plan.minutes(steps.seconds())}; "
         f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}"
     )
-    scripts = scripts_for(cfg)
-    try:
-        with bar() as p:
-            task = p.add_task("bench", total=len(steps.steps))
-            began = time.monotonic()
-            for done, (rep, mode_name, e) in enumerate(steps.steps):
-                left = plan.minutes(
-                    steps.seconds(done) * ((time.monotonic() - began) / steps.seconds(0, done) if done else 1)
-                )
-                p.update(task, description=f"rep {rep + 1}/{cfg.repetitions} {mode_name:<16} {e.name:<14} {left} left")
-                _one(e, mode_name, rep, cfg, scripts, run_dir, log_dir, samples, failures, p.console.print)
-                p.advance(task)
-    finally:
-        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+    with bar() as p:
+        task = p.add_task("bench", total=len(steps.steps))
+        began = time.monotonic()
+
+        def progress(done: int, _total: int, step: Step[Entry]) -> None:
+            spent = (time.monotonic() - began) / steps.seconds(0, done) if done else 1
+            left = plan.minutes(steps.seconds(done) * spent)
+            described = f"rep {step.rep + 1}/{cfg.repetitions} {step.mode:<16} {step.subject.name:<14} {left} left"
+            p.update(task, completed=done, description=described)
+
+        record.say = p.console.print
+        record.run(steps.steps, progress)
+        p.update(task, completed=len(steps.steps))
 
 
-def _one(e, mode_name, rep, cfg, scripts, run_dir, log_dir, samples, failures, say) -> Sample | None:
-    """One sample of the plan: waits for room in the conntrack table, measures, appends the
-    sample (or its failure) to samples (failures) and the journal; returns the sample, None
-    when it failed."""
-    conntrack.wait_for_room(
-        lambda line: say(f"[yellow]{line}[/]", highlight=False),
-        conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, cfg) + cfg.duration_s),
-    )
-    try:
-        item = measure_sample(e, mode_name, rep, cfg, scripts)
-        samples.append(item)
-        if item.distribution is not None:
-            results.append_line(run_dir / distribution.FILE, item.distribution.to_json())
-    except SampleError as err:
-        item = Failure(e.name, mode_name, rep, err.reason, f"logs/{_sample_log(log_dir, e.name, mode_name, rep, err)}")
-        failures.append(item)
-        say(f"[red]{e.name} {mode_name} rep {rep + 1}[/]: {err.reason}", highlight=False)
-    results.append_line(run_dir / JOURNAL, journal_line(item))
-    return item if isinstance(item, Sample) else None
-
-
-def _partners(e: Entry, live: list[Entry], run: Run) -> list[Entry]:
-    """Whom e's ratios divide by: the run's reference and e's own floor, when measured here."""
-    names = {x.name: x for x in live}
-    record = run.entry(e.name)
-    floor = run.floor_of(record) if record is not None else None
-    wanted = [run.config.reference, floor.name if floor is not None else None]
-    return [names[n] for n in dict.fromkeys(wanted) if n in names and n != e.name]
-
-
-def wide_pairs(
-    run: Run, live: list[Entry], most: int = plan.MAX_PAIRS
-) -> list[tuple[float, str, Entry, Entry, PairedRatio | None]]:
-    """(half-width, mode, entry, partner, its paired ratio) of every ratio the table prints whose
-    interval is wider than compare.HALF_WIDTH (or that has fewer than 2 pairs) and that has
-    fewer than `most` pairs, widest first, each two entries once (c of floor and floor of c
-    share their pairs); on the server's CPU per request (own_cpu_us)."""
-    out, seen = [], set()
-    for mode_name in run.config.modes:
-        for e in live:
-            for other in _partners(e, live, run):
-                if (mode_name, other.name, e.name) in seen:
-                    continue
-                seen.add((mode_name, e.name, other.name))
-                mine, theirs = figures(pairs_of(run, mode_name, e.name, other.name), lambda s: s.own_cpu_us)
-                r = paired_ratio(theirs, mine) if mine else None
-                if (r is None or not r.steady) and len(mine) < most:
-                    width = r.half_width if r is not None and r.half_width is not None else float("inf")
-                    out.append((width, mode_name, e, other, r))
-    return sorted(out, key=lambda x: (-x[0], x[1], x[2].name, x[3].name))
-
-
-def _grow_pairs(steps: Plan, cfg: Config, run_dir, log_dir, samples, failures, pairs: list[Pair], current) -> None:
+def _grow_pairs(steps: Plan, record: _Recorder, pairs: list[Pair], current) -> None:
     """Extra rounds (pyperf's idea: measure until the figure is steady, and say when it was not):
     each round measures, for every ratio still wider than ±3% (wide_pairs), the entry and then
     its partner straight after, and records the two as a Pair; at most plan.MAX_PAIRS pairs a
     ratio and plan.PAIR_BUDGET_S seconds in all. What is still wide at the end, the report says."""
-    live = steps.entries
+    live, cfg = steps.entries, steps.cfg
     began = time.monotonic()
-    scripts = scripts_for(cfg)
-    try:
-        with bar() as p:
-            task = p.add_task("extra pairs", total=None)
-            for round_no in range(plan.MAX_PAIRS):
-                wide = wide_pairs(current(), live)
-                if not wide:
-                    break
-                measured = 0
-                for _, mode_name, e, other, _ratio in wide:
-                    cost = cfg.seconds_per_sample(warmup_s(e, cfg)) + cfg.seconds_per_sample(warmup_s(other, cfg))
-                    if time.monotonic() - began + cost > plan.PAIR_BUDGET_S:
-                        continue
-                    p.update(task, description=f"extra round {round_no + 1}: {mode_name} {e.name} and {other.name}")
-                    taken = {(x.entry, x.mode, x.rep) for x in [*samples, *failures]}
-                    reps = [next_rep(taken, x.name, mode_name, cfg.repetitions) for x in (e, other)]
-                    got = [
-                        _one(x, mode_name, rep, cfg, scripts, run_dir, log_dir, samples, failures, p.console.print)
-                        for x, rep in zip((e, other), reps, strict=True)
-                    ]
-                    if all(got):
-                        pairs.append(Pair(mode_name, e.name, reps[0], other.name, reps[1]))
-                        measured += 1
-                if not measured:  # the budget is spent (or every extra sample failed)
-                    break
-        left = wide_pairs(current(), live, most=10**9)
-        console.print(
-            f"extra pairs: {len(pairs)} in {plan.minutes(time.monotonic() - began)}; "
-            f"{len(left)} ratios still wider than ±3% (the bound of {plan.MAX_PAIRS} pairs or "
-            f"{plan.minutes(plan.PAIR_BUDGET_S)} reached)",
-            highlight=False,
-        )
-    finally:
-        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+    with bar() as p:
+        task = p.add_task("extra pairs", total=None)
+        record.say = p.console.print
+        for round_no in range(plan.MAX_PAIRS):
+            wide = wide_pairs(current(), live, plan.MAX_PAIRS)
+            if not wide:
+                break
+            measured = 0
+            for _, mode_name, e, other, _ratio in wide:
+                cost = cfg.seconds_per_sample(warmup_s(e, cfg)) + cfg.seconds_per_sample(warmup_s(other, cfg))
+                if time.monotonic() - began + cost > plan.PAIR_BUDGET_S:
+                    continue
+                p.update(task, description=f"extra round {round_no + 1}: {mode_name} {e.name} and {other.name}")
+                taken = {(x.entry, x.mode, x.rep) for x in [*record.samples, *record.failures]}
+                reps = [next_rep(taken, x.name, mode_name, cfg.repetitions) for x in (e, other)]
+                if record.run([Step(rep, mode_name, x) for x, rep in zip((e, other), reps, strict=True)]) == 2:
+                    pairs.append(Pair(mode_name, e.name, reps[0], other.name, reps[1]))
+                    measured += 1
+            if not measured:  # the budget is spent (or every extra sample failed)
+                break
+    left = wide_pairs(current(), live, most=10**9)
+    console.print(
+        f"extra pairs: {len(pairs)} in {plan.minutes(time.monotonic() - began)}; "
+        f"{len(left)} ratios still wider than ±3% (the bound of {plan.MAX_PAIRS} pairs or "
+        f"{plan.minutes(plan.PAIR_BUDGET_S)} reached)",
+        highlight=False,
+    )
