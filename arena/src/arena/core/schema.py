@@ -24,15 +24,16 @@ NOT_SAVED = Field(exclude=True)
 LAX = Field(strict=False)  # a tuple field: read from a JSON list
 
 
-def required(*keys: str) -> Any:
+def required(*keys: str, absent: dict | None = None) -> Any:
     """A validator for a class body (`_in_file = required(...)`): keys a file must hold although
-    the class gives them a default for the code that builds one."""
+    the class gives them a default for the code that builds one; absent: what a key missing
+    from a file means when that differs from the class's default (older files)."""
 
     def check(data: Any) -> Any:
         for key in keys:
             if isinstance(data, dict) and key not in data:
                 raise ValueError(f"{key}: missing key")
-        return data
+        return (absent or {}) | data if isinstance(data, dict) else data
 
     return model_validator(mode="before")(check)
 
