@@ -80,7 +80,8 @@ def message(error: ValidationError) -> str:
     if kind == "missing":
         reason = "missing key"
     elif kind in _WANTS:
-        reason = f"must be {_WANTS[kind]}, got {'null' if got is None else type(got).__name__}"
+        want = "int/float" if {"int", "float"} & set(first["loc"]) else _WANTS[kind]  # a Num: one error per member
+        reason = f"must be {want}, got {'null' if got is None else type(got).__name__}"
     elif kind == "value_error":  # required(): the key and the reason
         return ".".join(p for p in (_path(first["loc"]), str(first["ctx"]["error"])) if p)
     else:
