@@ -148,7 +148,7 @@ class Config:
 
 
 @dataclass
-class Failure:
+class Failure(Declared):
     """A sample that could not be measured: why, and where the server's stderr tail went."""
 
     entry: str
@@ -163,7 +163,7 @@ class Failure:
 
 
 @dataclass(frozen=True)
-class Pair:
+class Pair(Declared):
     """Two samples of one mode measured back to back in an extra round (bench.py grows a wide
     paired ratio with them): the entry's sample entry_rep, then its partner's (the reference,
     or its floor) partner_rep. The run's own rounds pair by repetition and are not listed."""

@@ -82,6 +82,8 @@ def message(error: ValidationError) -> str:
     elif kind in _WANTS:
         want = "int/float" if {"int", "float"} & set(first["loc"]) else _WANTS[kind]  # a Num: one error per member
         reason = f"must be {want}, got {'null' if got is None else type(got).__name__}"
+    elif kind == "literal_error":  # a format's version: "schema: must be 1, got 7"
+        reason = f"must be {first['ctx']['expected']}, got {got!r}"
     elif kind == "value_error":  # required(): the key and the reason
         return ".".join(p for p in (_path(first["loc"]), str(first["ctx"]["error"])) if p)
     else:
