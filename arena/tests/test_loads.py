@@ -129,5 +129,5 @@ def test_results_that_cannot_be_read_are_said_not_skipped(tmp_path):
     write_loads(tmp_path)
     (tmp_path / "sweep" / "sweep.json").write_text('{"sweeps": [{"entry": "rust"}]}')
     _, md, _ = write_run_reports(run_sample(), tmp_path)
-    assert "sweep/sweep.json could not be read (KeyError: 'steps')" in md.read_text()
+    assert "sweep/sweep.json could not be read (SchemaError: steps: missing key)" in md.read_text()
     assert "| floor | 20,000 |" in md.read_text()  # the latency is still there

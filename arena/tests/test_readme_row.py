@@ -300,7 +300,7 @@ def test_arena_row_with_an_unreadable_syscalls_json_says_which_file_in_one_line(
     (tmp_path / "syscalls" / "syscalls.json").write_text('{"schema": 7}')
     p = arena("row", "rust", "--run", str(tmp_path))
     assert p.returncode == 1 and p.stderr.count("\n") == 1, p.stderr
-    assert "syscalls/syscalls.json: cannot be read" in p.stderr and "schema 7" in p.stderr
+    assert "syscalls/syscalls.json: cannot be read" in p.stderr and "schema: must be 1, got 7" in p.stderr
 
 
 def test_the_readme_and_the_skeleton_share_one_header():

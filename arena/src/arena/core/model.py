@@ -12,12 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
+from typing_extensions import TypedDict  # pydantic reads typing.TypedDict from Python 3.12 only
 
 from . import results
 from .modes import DEFAULT_MODES, Mode, mode
 from .sample import Sample
-from .schema import INSTRUCTIONS_SCHEMA, PAIR_SCHEMA, RUN_SCHEMA, SCHEMA_VERSION, validate
-from .schema import SchemaError as SchemaError  # re-exported: Run.read raises it
+from .schema import LAX, NOT_SAVED, OMIT_EMPTY, OMIT_NONE, Declared, Num, SchemaError, required
+
+SCHEMA_VERSION = 1
 
 # Beside run.json: each sample and failure appended as it is measured ({"sample": …} or
 # {"failure": …}, one a line), so that a run the arena did not finish can still be reported.
@@ -27,27 +32,29 @@ JOURNAL = "samples.jsonl"
 # --------------------------------------------------------------------------- the run
 
 
+class VerdictFailure(TypedDict):
+    section: str
+    name: str
+    detail: str
+
+
 @dataclass
 class Verdicts:
     """The conformance runner's counts for one entry. sections, failures and core_route were
     added to schema 1 later; a run without them has the totals only."""
 
-    passed: int
+    passed: Annotated[int, Field(alias="pass")]
     alt: int
-    failed: int
+    failed: Annotated[int, Field(alias="fail")]
     sections: dict[str, dict[str, int]] = field(default_factory=dict)  # section -> pass/alt/fail
-    failures: list[dict[str, str]] = field(default_factory=list)  # {section, name, detail}
+    failures: list[VerdictFailure] = field(default_factory=list)
     core_route: bool | None = None  # GET / answers a 302 to a uniform k; None: not recorded
 
-    @classmethod
-    def load(cls, d: dict) -> Verdicts:
-        return cls(d["pass"], d["alt"], d["fail"], d.get("sections", {}), d.get("failures", []), d.get("core_route"))
-
-    def to_json(self) -> dict:
-        totals = {"pass": self.passed, "alt": self.alt, "fail": self.failed}
-        if self.core_route is None:  # recorded as the run that wrote it did
-            return totals
-        return totals | {"sections": self.sections, "failures": self.failures, "core_route": self.core_route}
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """The totals only when core_route is None (as the run that wrote it did)."""
+        d = handler(self)
+        return {k: d[k] for k in ("pass", "alt", "fail")} if self.core_route is None else d
 
 
 @dataclass
@@ -57,20 +64,10 @@ class InstructionCount:
 
     mode: str
     requests: int  # N: the small run served N requests, the large one 10 N
-    per_request: float
+    per_request: Num
     ir_small: int  # callgrind's total Ir of the N run
     ir_large: int  # and of the 10 N run
-    annotation: str | None = None  # callgrind_annotate's top functions, a file beside run.json
-
-    @classmethod
-    def load(cls, d: dict) -> InstructionCount:
-        return cls(d["mode"], d["requests"], d["per_request"], d["ir_small"], d["ir_large"], d.get("annotation"))
-
-    def to_json(self) -> dict:
-        d = {k: getattr(self, k) for k in INSTRUCTIONS_SCHEMA}
-        if self.annotation is not None:
-            d["annotation"] = self.annotation
-        return d
+    annotation: Annotated[str | None, OMIT_NONE] = None  # callgrind_annotate's top functions, a file beside run.json
 
 
 @dataclass
@@ -80,19 +77,19 @@ class EntryRecord:
     name: str
     language: str
     kind: str
+    description: str | None = field(default=None, kw_only=True)  # written here, read when present
     available: bool
     reason: str | None = None  # why unavailable
-    description: str | None = None
     version: str | None = None
     artifact_bytes: int | None = None
-    runtime_bytes: int | None = None  # what it needs installed beside (added to schema 1 later)
-    startup_ms: list[float] = field(default_factory=list)
+    startup_ms: list[Num] = field(default_factory=list)
     verify: Verdicts | None = None  # None: not verified
-    instructions: list[InstructionCount] = field(default_factory=list)  # native entries; empty: not counted
-    warmup_s: int | None = None  # its own warm-up (entry.toml), when it has one (added to schema 1 later)
+    runtime_bytes: Annotated[int | None, OMIT_NONE] = None  # what it needs installed beside (added later)
+    instructions: Annotated[list[InstructionCount], OMIT_EMPTY] = field(default_factory=list)  # empty: not counted
+    warmup_s: Annotated[int | None, OMIT_NONE] = None  # its own warm-up (entry.toml), when it has one (added later)
     # The floor its ratios are divided by (entry.toml `floor`; added to schema 1 later). None, in
     # older runs: the run's first floor, which was then the only one.
-    floor: str | None = None
+    floor: Annotated[str | None, OMIT_NONE] = None
     # A running server measured by URL (`arena bench --url`, remote.py; added to schema 1 later):
     # its URL, its process when --pid named it, and what the run could not know of it, in words.
     url: str | None = None
@@ -107,53 +104,13 @@ class EntryRecord:
         """Marks the entry unusable for the rest of the run."""
         self.available, self.reason = False, reason
 
-    @classmethod
-    def load(cls, d: dict) -> EntryRecord:
-        v = d["verify"]
-        return cls(
-            name=d["name"],
-            language=d["language"],
-            kind=d["kind"],
-            available=d["available"],
-            reason=d["reason"],
-            description=d.get("description"),
-            version=d["version"],
-            artifact_bytes=d["artifact_bytes"],
-            runtime_bytes=d.get("runtime_bytes"),
-            startup_ms=list(d["startup_ms"]),
-            verify=None if v is None else Verdicts.load(v),
-            instructions=[InstructionCount.load(c) for c in d.get("instructions", [])],
-            warmup_s=d.get("warmup_s"),
-            floor=d.get("floor"),
-            url=d.get("url"),
-            pid=d.get("pid"),
-            unknown=list(d.get("unknown", [])),
-        )
+    _in_file = required("reason", "version", "artifact_bytes", "startup_ms", "verify")
 
-    def to_json(self) -> dict:
-        d = {
-            "name": self.name,
-            "language": self.language,
-            "kind": self.kind,
-            "description": self.description,
-            "available": self.available,
-            "reason": self.reason,
-            "version": self.version,
-            "artifact_bytes": self.artifact_bytes,
-            "startup_ms": list(self.startup_ms),
-            "verify": self.verify and self.verify.to_json(),
-        }
-        if self.runtime_bytes is not None:
-            d["runtime_bytes"] = self.runtime_bytes
-        if self.instructions:
-            d["instructions"] = [c.to_json() for c in self.instructions]
-        if self.warmup_s is not None:
-            d["warmup_s"] = self.warmup_s
-        if self.floor is not None:
-            d["floor"] = self.floor
-        if self.url is not None:
-            d.update(url=self.url, pid=self.pid, unknown=list(self.unknown))
-        return d
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """url, pid and unknown together, for a server measured by URL only."""
+        d = handler(self)
+        return d if self.url is not None else {k: v for k, v in d.items() if k not in ("url", "pid", "unknown")}
 
 
 @dataclass
@@ -165,13 +122,6 @@ class Machine:
     memory_bytes: int
     tools: dict[str, str]  # tool -> the version line it printed
 
-    @classmethod
-    def load(cls, d: dict) -> Machine:
-        return cls(**{k: d[k] for k in RUN_SCHEMA["machine"]})
-
-    def to_json(self) -> dict:
-        return {k: getattr(self, k) for k in RUN_SCHEMA["machine"]}
-
 
 @dataclass
 class Config:
@@ -180,66 +130,40 @@ class Config:
 
     server_cpus: str = "0"
     client_cpus: str = "1"
-    duration_s: int = 10  # per measured repetition (wrk takes whole seconds)
-    warmup_s: int = 2  # an unmeasured wrk run in the same mode just before; 0: none
+    duration_s: Num = 10  # per measured repetition (wrk takes whole seconds)
+    warmup_s: Num = 2  # an unmeasured wrk run in the same mode just before; 0: none
     repetitions: int = 3
-    modes: tuple[str, ...] = DEFAULT_MODES
+    modes: Annotated[tuple[str, ...], LAX] = DEFAULT_MODES
     connections: int = 50
     reference: str = "nginx-lua"
     quick: bool = False
-    cpu_quota: float | None = 0.5  # of one core, for the capped modes; None: not capped
+    cpu_quota: Num | None = 0.5  # of one core, for the capped modes; None: not capped (absent in run.json: None)
     cap_problem: str | None = None  # why the capped modes could not run (they are left out)
-    startup_runs: int = 3  # starts timed per entry; the median is the figure (not saved)
+    startup_runs: Annotated[int, NOT_SAVED] = 3  # starts timed per entry; the median is the figure
     mix: str = "default"  # the request mix wrk sent (mix.py; added to schema 1 later, absent: default)
 
     def seconds_per_sample(self, warmup_s: float | None = None) -> float:
         """warmup_s: an entry's own warm-up (load.warmup.warmup_s), when longer than the run's."""
         return self.duration_s + (self.warmup_s if warmup_s is None else warmup_s) + 0.5  # + start, checks, stop
 
-    @classmethod
-    def load(cls, d: dict) -> Config:
-        return cls(
-            **{k: d[k] for k in RUN_SCHEMA["config"] if k != "modes"},
-            modes=tuple(d["modes"]),
-            cpu_quota=d.get("cpu_quota"),
-            cap_problem=d.get("cap_problem"),
-            mix=d.get("mix", "default"),
-        )
-
-    def to_json(self) -> dict:
-        d = {k: getattr(self, k) for k in RUN_SCHEMA["config"]}
-        d["modes"] = list(self.modes)
-        d.update(cpu_quota=self.cpu_quota, cap_problem=self.cap_problem, mix=self.mix)
-        return d
-
 
 @dataclass
-class Failure:
+class Failure(Declared):
     """A sample that could not be measured: why, and where the server's stderr tail went."""
 
     entry: str
     mode: str
     rep: int
     error: str  # the reason; its first line is what the report shows (older runs kept the tail here)
-    log: str | None = None  # the server's stderr tail, relative to the run's directory (added later)
+    log: Annotated[str | None, OMIT_NONE] = None  # the server's stderr tail, relative to the run's directory
 
     @property
     def reason(self) -> str:
         return self.error.splitlines()[0] if self.error else "no reason recorded"
 
-    @classmethod
-    def load(cls, d: dict) -> Failure:
-        return cls(d["entry"], d["mode"], d["rep"], d["error"], d.get("log"))
-
-    def to_json(self) -> dict:
-        d = {"entry": self.entry, "mode": self.mode, "rep": self.rep, "error": self.error}
-        if self.log is not None:
-            d["log"] = self.log
-        return d
-
 
 @dataclass(frozen=True)
-class Pair:
+class Pair(Declared):
     """Two samples of one mode measured back to back in an extra round (bench.py grows a wide
     paired ratio with them): the entry's sample entry_rep, then its partner's (the reference,
     or its floor) partner_rep. The run's own rounds pair by repetition and are not listed."""
@@ -250,13 +174,6 @@ class Pair:
     partner: str
     partner_rep: int
 
-    @classmethod
-    def load(cls, d: dict) -> Pair:
-        return cls(**{k: d[k] for k in PAIR_SCHEMA})
-
-    def to_json(self) -> dict:
-        return {k: getattr(self, k) for k in PAIR_SCHEMA}
-
 
 def journal_line(item: Sample | Failure) -> dict:
     """One line of the JOURNAL for a sample or a failure."""
@@ -264,7 +181,10 @@ def journal_line(item: Sample | Failure) -> dict:
 
 
 @dataclass
-class Run:
+class Run(Declared):
+    """run.json, the format declared here (results.py tells its history): Run.load checks it."""
+
+    schema: Literal[1] = field(default=SCHEMA_VERSION, kw_only=True)  # required in a file (Run.load)
     run_id: str
     started: str  # ISO 8601 UTC, e.g. 2026-11-22T00:15:00Z
     finished: str
@@ -275,8 +195,8 @@ class Run:
     failures: list[Failure] = field(default_factory=list)
     # Why the run did not finish (interrupted, or the arena stopped while measuring: then
     # run.json is the one written before the samples and the JOURNAL holds them); None: it did.
-    unfinished: str | None = None
-    pairs: list[Pair] = field(default_factory=list)  # the extra rounds' pairs (added later; absent: none)
+    unfinished: Annotated[str | None, OMIT_EMPTY] = None
+    pairs: Annotated[list[Pair], OMIT_EMPTY] = field(default_factory=list)  # the extra rounds' (absent: none)
 
     def entry(self, name: str) -> EntryRecord | None:
         return next((e for e in self.entries if e.name == name), None)
@@ -302,38 +222,20 @@ class Run:
         return next((e for e in self.entries if e.name == entry.floor and e.is_floor and e.available), None)
 
     @classmethod
-    def load(cls, doc: dict) -> Run:
-        """A run from its run.json object; raises SchemaError."""
-        validate(doc)
-        return cls(
-            run_id=doc["run_id"],
-            started=doc["started"],
-            finished=doc["finished"],
-            machine=Machine.load(doc["machine"]),
-            config=Config.load(doc["config"]),
-            entries=[EntryRecord.load(e) for e in doc["entries"]],
-            samples=[Sample.load(s) for s in doc["samples"]],
-            failures=[Failure.load(f) for f in doc.get("failures", [])],
-            unfinished=doc.get("unfinished"),
-            pairs=[Pair.load(p) for p in doc.get("pairs", [])],
-        )
+    def load(cls, doc: object) -> Run:
+        """A run from its run.json object; raises SchemaError. A config without cpu_quota (a run
+        written before the cap) was not capped."""
+        if isinstance(doc, dict) and isinstance(doc.get("config"), dict):
+            doc = doc | {"config": {"cpu_quota": None} | doc["config"]}
+        if isinstance(doc, dict) and doc.get("schema") != SCHEMA_VERSION:
+            raise SchemaError(f"schema: must be {SCHEMA_VERSION}, got {doc.get('schema')!r}")
+        return _consistent(super().load(doc))
 
     def to_json(self) -> dict:
-        return validate(
-            {
-                "schema": SCHEMA_VERSION,
-                "run_id": self.run_id,
-                "started": self.started,
-                "finished": self.finished,
-                "machine": self.machine.to_json(),
-                "config": self.config.to_json(),
-                "entries": [e.to_json() for e in self.entries],
-                "samples": [s.to_json() for s in self.samples],
-                "failures": [f.to_json() for f in self.failures],
-            }
-            | ({"unfinished": self.unfinished} if self.unfinished else {})
-            | ({"pairs": [p.to_json() for p in self.pairs]} if self.pairs else {})
-        )
+        """Raises SchemaError rather than give a document Run.load would refuse."""
+        doc = super().to_json()
+        Run.load(doc)
+        return doc
 
     @classmethod
     def read(cls, path: Path) -> Run:
@@ -356,3 +258,28 @@ class Run:
     def write(self, run_dir: Path) -> Path:
         """Validates and writes run_dir/run.json atomically; returns its path."""
         return results.write_json(run_dir / "run.json", self.to_json())
+
+
+def _consistent(run: Run) -> Run:
+    """run, when what its keys name exists (samples and pairs name its entries and modes) and
+    its quota is one; raises SchemaError."""
+    names = {e.name for e in run.entries}
+    for i, s in enumerate(run.samples):
+        if s.entry not in names:
+            raise SchemaError(f"samples[{i}].entry: {s.entry!r} is not in entries")
+        if s.mode not in run.config.modes:
+            raise SchemaError(f"samples[{i}].mode: {s.mode!r} is not in config.modes")
+    for i, pair in enumerate(run.pairs):
+        for key in ("entry", "partner"):
+            if getattr(pair, key) not in names:
+                raise SchemaError(f"pairs[{i}].{key}: {getattr(pair, key)!r} is not in entries")
+    quota = run.config.cpu_quota
+    if quota is not None and not 0 < quota <= 1:
+        raise SchemaError(f"config.cpu_quota: must be a number in (0, 1] or null, got {quota!r}")
+    return run
+
+
+def validate(doc: object) -> dict:
+    """doc unchanged when it is a valid run.json object; raises SchemaError."""
+    Run.load(doc)
+    return doc  # type: ignore[return-value]

@@ -3,68 +3,89 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated
+
+from pydantic import SerializerFunctionWrapHandler, model_serializer
+from typing_extensions import TypedDict  # pydantic reads typing.TypedDict from Python 3.12 only
 
 from .distribution import Distribution
 from .modes import CLIENT_BOUND_SHARE, STEAL_LIMIT, mode
-from .schema import SAMPLE_MACHINE, SAMPLE_SCHEMA, SAMPLE_TRACKED
+from .schema import NOT_SAVED, OMIT_NONE, Declared, Num
 
 
 @dataclass
 class Latency:
-    """Percentiles in microseconds; None: not measured (see Mode.timed)."""
+    """Percentiles in microseconds; None: not measured (see Mode.timed). Every key required."""
 
-    p50: float | None = None
-    p90: float | None = None
-    p99: float | None = None
-    max: float | None = None
-
-    def to_json(self) -> dict:
-        return {"p50": self.p50, "p90": self.p90, "p99": self.p99, "max": self.max}
+    p50: Num | None
+    p90: Num | None
+    p99: Num | None
+    max: Num | None
 
 
 ERROR_KINDS = ("connect", "read", "write", "timeout")
 
 
+class Errors(TypedDict):
+    """Socket errors by kind (wrk's, ERROR_KINDS), each required."""
+
+    connect: int
+    read: int
+    write: int
+    timeout: int
+
+
 @dataclass
-class Sample:
-    """One measured wrk run of one fresh server process."""
+class Sample(Declared):
+    """One measured wrk run of one fresh server process: samples[] of run.json, the format
+    declared here (keys from client_cpu_s on were added to schema 1 later; absent: None,
+    and written only when known)."""
 
     entry: str
     mode: str
     rep: int
-    duration_s: float  # wrk's own measured duration
+    duration_s: Num  # wrk's own measured duration
     requests: int  # answered
-    rps: float
+    rps: Num
     latency_us: Latency
-    errors: dict[str, int]  # socket errors by ERROR_KINDS
+    errors: Errors  # socket errors by ERROR_KINDS
     non_3xx: int  # answers with a status >= 400 (wrk's errors.status)
     # The server's CPU and memory are None when not known: a server the arena did not start,
     # measured by URL without --pid (remote.py; null in run.json, allowed in schema 1 later).
-    server_cpu_s: float | None  # utime + stime of the server's process tree during the run
-    cpu_us_per_req: float | None  # None when no request was answered, or the CPU is unknown
-    client_cpu_share: float  # wrk's CPU seconds per wall second
-    server_cpu_share: float | None
+    server_cpu_s: Num | None  # utime + stime of the server's process tree during the run
+    cpu_us_per_req: Num | None  # None when no request was answered, or the CPU is unknown
+    client_cpu_share: Num  # wrk's CPU seconds per wall second
+    server_cpu_share: Num | None
     peak_rss_bytes: int | None
     pss_bytes: int | None
     client_bound: bool  # wrk's core was the bottleneck, not the server
-    client_cpu_s: float | None = None
-    wall_s: float | None = None
-    warmup_rps: list[float] | None = None  # the warm-up's 1 s windows (warmup.py); None: not in windows
+    client_cpu_s: Annotated[Num | None, OMIT_NONE] = None
+    wall_s: Annotated[Num | None, OMIT_NONE] = None
+    warmup_rps: Annotated[list[Num] | None, OMIT_NONE] = None  # the warm-up's 1 s windows (warmup.py); None: none
     warmup_steady: bool | None = None  # it ended steady (True) or at its bound (False); None: not judged
-    warmup_cpu_us: list[float | None] | None = None  # the same windows' server CPU µs per request
+    warmup_cpu_us: Annotated[list[Num | None] | None, OMIT_NONE] = None  # the same windows' server CPU µs per request
     # The machine around the run (hostload.py; added to schema 1 later, None: not recorded):
-    steal_share: float | None = None  # stolen ÷ all CPU time of the server's and wrk's CPUs during the run
-    load_1m: float | None = None  # the 1-minute load average at the run's end
-    steal_retry: float | None = None  # this sample repeats one taken under steal: that one's steal_share
+    steal_share: Annotated[Num | None, OMIT_NONE] = None  # stolen ÷ all CPU time of the server's and wrk's CPUs
+    load_1m: Annotated[Num | None, OMIT_NONE] = None  # the 1-minute load average at the run's end
+    steal_retry: Annotated[Num | None, OMIT_NONE] = None  # repeats one taken under steal: that one's steal_share
     # The server's CPU seconds from its cgroup's counter (capped modes: cpuacct.usage, ns, or
     # v2 usage_usec), beside server_cpu_s from /proc (10 ms ticks); None: not in a cgroup.
-    cgroup_cpu_s: float | None = None
+    cgroup_cpu_s: Annotated[Num | None, OMIT_NONE] = None
     # Whether netfilter tracked the sample's loopback connections (conntrack.py, notrack.py):
     # False under the bench's NOTRACK rule or with no tracking loaded; None: not recorded.
-    tracked: bool | None = None
+    tracked: Annotated[bool | None, OMIT_NONE] = None
     # Its latency histogram (distribution.py), written beside run.json in distribution.FILE
     # as the sample is measured; never in run.json, and None in a sample read back from one.
-    distribution: Distribution | None = field(default=None, repr=False, compare=False)
+    distribution: Annotated[Distribution | None, NOT_SAVED] = field(default=None, repr=False, compare=False)
+
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """warmup_steady beside warmup_rps (null: not judged), and the mode's latency note."""
+        d = handler(self)
+        if self.warmup_rps is None:
+            d.pop("warmup_steady")
+        note = mode(self.mode).latency_note
+        return d | {"latency_note": note} if note else d
 
     @property
     def under_steal(self) -> bool:
@@ -137,35 +158,3 @@ class Sample:
             wall_s=round(wall_s, 3),
             distribution=Distribution.from_wrk(entry, mode_name, rep, wrk) if timed else None,
         )
-
-    @classmethod
-    def load(cls, d: dict) -> Sample:
-        return cls(
-            **{k: d[k] for k in SAMPLE_SCHEMA if k != "latency_us"},
-            latency_us=Latency(**d["latency_us"]),
-            client_cpu_s=d.get("client_cpu_s"),
-            wall_s=d.get("wall_s"),
-            warmup_rps=d.get("warmup_rps"),
-            warmup_steady=d.get("warmup_steady"),
-            warmup_cpu_us=d.get("warmup_cpu_us"),
-            **{k: d.get(k) for k in SAMPLE_MACHINE},
-            tracked=d.get(SAMPLE_TRACKED),
-        )
-
-    def to_json(self) -> dict:
-        d = {k: getattr(self, k) for k in SAMPLE_SCHEMA}
-        d["latency_us"] = self.latency_us.to_json()
-        d["errors"] = dict(self.errors)
-        if self.client_cpu_s is not None:
-            d.update(client_cpu_s=self.client_cpu_s, wall_s=self.wall_s)
-        if self.warmup_rps is not None:
-            d.update(warmup_rps=self.warmup_rps, warmup_steady=self.warmup_steady)
-        if self.warmup_cpu_us is not None:
-            d["warmup_cpu_us"] = self.warmup_cpu_us
-        d.update({k: getattr(self, k) for k in SAMPLE_MACHINE if getattr(self, k) is not None})
-        if self.tracked is not None:
-            d[SAMPLE_TRACKED] = self.tracked
-        note = mode(self.mode).latency_note
-        if note:
-            d["latency_note"] = note
-        return d

@@ -34,8 +34,10 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from ..analysis import compare
+from ..core.schema import Declared
 from ..entries.handle import Handle
 from ..entries.manifest import Entry
 from ..entries.process import Launch, free_port, start
@@ -112,33 +114,6 @@ class Count:
         """The calls per request but the runtime's: what the gate compares."""
         return round(self.per_request - self.runtime, 4)
 
-    def to_json(self) -> dict:
-        return {
-            "mode": self.mode,
-            "requests": self.requests,
-            "per_request": self.per_request,
-            "calls": self.calls,
-            "small": self.small,
-            "large": self.large,
-            "extra_s": self.extra_s,
-            "background": self.background,
-            "reconnects": self.reconnects,
-        }
-
-    @classmethod
-    def load(cls, d: dict) -> Count:
-        return cls(
-            d["mode"],
-            int(d["requests"]),
-            float(d["per_request"]),
-            {str(k): float(v) for k, v in d["calls"].items()},
-            {str(k): int(v) for k, v in d["small"].items()},
-            {str(k): int(v) for k, v in d["large"].items()},
-            float(d["extra_s"]),
-            {str(k): float(v) for k, v in d.get("background", {}).items()},
-            int(d.get("reconnects", 0)),
-        )
-
 
 @dataclass
 class EntryCounts:
@@ -155,31 +130,6 @@ class EntryCounts:
 
     def count(self, mode: str) -> Count | None:
         return next((c for c in self.counts if c.mode == mode), None)
-
-    def to_json(self) -> dict:
-        return {
-            "entry": self.entry,
-            "kind": self.kind,
-            "counts": [c.to_json() for c in self.counts],
-            "idle": self.idle,
-            "idle_s": self.idle_s,
-            "processes": self.processes,
-            "threads": self.threads,
-            "error": self.error,
-        }
-
-    @classmethod
-    def load(cls, d: dict) -> EntryCounts:
-        return cls(
-            d["entry"],
-            d["kind"],
-            [Count.load(c) for c in d["counts"]],
-            {str(k): int(v) for k, v in d.get("idle", {}).items()},
-            float(d.get("idle_s", 0.0)),
-            int(d.get("processes", 0)),
-            int(d.get("threads", 0)),
-            d.get("error"),
-        )
 
 
 METHOD = (
@@ -309,8 +259,18 @@ def top_words(c: Count, top: int = 4) -> str:
 # ---- the results file --------------------------------------------------------------------
 
 
+@dataclass
+class Document(Declared):
+    """syscalls/syscalls.json, the format declared here (core/schema.py)."""
+
+    schema: Literal[1]
+    method: str
+    config: dict
+    entries: list[EntryCounts]
+
+
 def document(counted: list[EntryCounts], config: dict) -> dict:
-    return {"schema": SCHEMA, "method": METHOD, "config": config, "entries": [e.to_json() for e in counted]}
+    return Document(SCHEMA, METHOD, config, counted).to_json()
 
 
 def write(path: Path, counted: list[EntryCounts], config: dict) -> None:
@@ -322,11 +282,10 @@ def write(path: Path, counted: list[EntryCounts], config: dict) -> None:
 
 
 def load(path: Path) -> tuple[list[EntryCounts], dict]:
-    """(entries, the whole document) of a syscalls.json; ValueError/KeyError when malformed."""
+    """(entries, the whole document) of a syscalls.json; ValueError (SchemaError: the key's
+    path and the reason) when malformed."""
     doc = json.loads(path.read_text(encoding="utf-8"))
-    if doc.get("schema") != SCHEMA:
-        raise ValueError(f"schema {doc.get('schema')!r}, expected {SCHEMA}")
-    return [EntryCounts.load(e) for e in doc["entries"]], doc
+    return Document.load(doc).entries, doc
 
 
 # ---- the gate ------------------------------------------------------------------------------

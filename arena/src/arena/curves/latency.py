@@ -17,9 +17,10 @@ p99 first passes 1 ms and 10 ms. Every oha run is bounded (its duration + 30 s).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from ..core.model import Config
+from ..core.schema import Declared, Num, required
 from ..entries.manifest import Entry
 from ..entries.process import Launch, free_port, launch_ready
 from ..load.oha import run_oha
@@ -32,10 +33,10 @@ CURVE = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99.9": 0.999, "p99.99": 0.9999}
 
 @dataclass
 class Point:
-    share: float  # of the measured capacity
-    rate: float  # requests/s asked for
-    achieved: float  # requests/s oha measured
-    latency_us: dict[str, float | None]  # p50 … p99.99 and max, µs
+    share: Num  # of the measured capacity
+    rate: Num  # requests/s asked for
+    achieved: Num  # requests/s oha measured
+    latency_us: dict[str, Num | None]  # p50 … p99.99 and max, µs
     failed: int  # answers that were not a 302, and requests that failed
 
     def curve(self) -> list[tuple[float, float]]:
@@ -44,11 +45,15 @@ class Point:
 
 
 @dataclass
-class Latency:
+class Latency(Declared):
+    """One entry's results in latency/latency.json's `results` (a declared format: core/schema.py)."""
+
     entry: str
-    capacity: float  # requests/s oha reached unbounded
+    capacity: Num  # requests/s oha reached unbounded
     points: list[Point] = field(default_factory=list)
     warmup_s: int = 0  # seconds of oha unbounded before the capacity run
+
+    _in_file = required("points")
 
     def passes(self, threshold_us: float) -> Point | None:
         """The lowest measured rate whose p99 is above threshold_us; None: none was."""
@@ -59,18 +64,6 @@ class Latency:
         if p is None:
             return f"not up to {self.points[-1].share:.0%}" if self.points else "–"
         return f"{p.share:.0%} ({p.rate:,.0f}/s)"
-
-    def to_json(self) -> dict:
-        return {
-            "entry": self.entry,
-            "capacity": self.capacity,
-            "points": [asdict(p) for p in self.points],
-            "warmup_s": self.warmup_s,
-        }
-
-    @classmethod
-    def load(cls, d: dict) -> Latency:
-        return cls(d["entry"], d["capacity"], [Point(**p) for p in d["points"]], d.get("warmup_s", 0))
 
 
 def point(share: float, rate: float, oha: dict) -> Point:

@@ -14,12 +14,13 @@ Every run of wrk is bounded (its duration + 30 s); the server is always stopped.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.model import Config
 from ..core.modes import mode
 from ..core.sample import ERROR_KINDS
+from ..core.schema import Declared, Num, required
 from ..entries.manifest import Entry
 from ..entries.process import Launch, free_port, launch_ready
 from ..load.driver import LoadError
@@ -33,19 +34,23 @@ KNEE_GAIN = 1.05  # throughput that no longer rises by 5% over the best before i
 @dataclass
 class Step:
     connections: int
-    rps: float
-    p50_us: float
-    p99_us: float
-    max_us: float
+    rps: Num
+    p50_us: Num
+    p99_us: Num
+    max_us: Num
     errors: int  # wrk's socket errors (connect, read, write, timeout)
 
 
 @dataclass
-class Sweep:
+class Sweep(Declared):
+    """One entry's sweep in sweep/sweep.json's `sweeps` (a declared format: core/schema.py)."""
+
     entry: str
     steps: list[Step] = field(default_factory=list)
     error: str | None = None  # why the sweep stopped early
     warmup_s: int = 0  # seconds of load at 8 connections before the first step
+
+    _in_file = required("steps", absent={"warmup_s": 1})  # a sweep written before warmup_s had 1 s
 
     @property
     def knee(self) -> Step | None:
@@ -67,18 +72,6 @@ class Sweep:
         base = self.steps[0].p99_us
         why = f"p99 {knee.p99_us / base:.1f}× its low-load value" if knee.p99_us > KNEE_P99 * base else "no more gain"
         return f"knee at {knee.connections} connections ({why})"
-
-    def to_json(self) -> dict:
-        return {
-            "entry": self.entry,
-            "steps": [asdict(s) for s in self.steps],
-            "error": self.error,
-            "warmup_s": self.warmup_s,
-        }
-
-    @classmethod
-    def load(cls, d: dict) -> Sweep:
-        return cls(d["entry"], [Step(**s) for s in d["steps"]], d.get("error"), d.get("warmup_s", 1))
 
 
 def levels(top: int) -> list[int]:
