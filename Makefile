@@ -82,8 +82,9 @@ test-slow: setup $(RENARD)
 
 ## test-fresh: the quick start on a Debian 12 root file system that has nothing (issue 36): a clean clone
 ## of HEAD in it, make run answers 302 (scripts/deps run installs only the flagship's packages), scripts/deps
-## test, make build, make test; as root, in a chroot with namespaces of its own (scripts/test-fresh); slow,
-## not in make test. STEPS=run|deps|build stops after that step.
+## test, make build, make test; as root, in namespaces of their own whose root is the machine's (pivot_root:
+## podman and a booted systemd-nspawn work inside; scripts/test-fresh); slow, not in make test.
+## STEPS=run|deps|build stops after that step.
 STEPS ?= test
 test-fresh:
 	scripts/test-fresh --upto $(STEPS)

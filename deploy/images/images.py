@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,8 +147,11 @@ def stage(entry: str, context: Path) -> Recipe:
     if recipe.debian:
         _unpack_debian(recipe.debian, base)
     if recipe.pip:
-        _run(["pip", "install", "--quiet", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
-              "--implementation", "cp", "--platform", "manylinux_2_28_x86_64", "--target", str(app / "site"),
+        # The pip of the Python running this (the project's .venv, which has one): a bare `pip`
+        # is not on a fresh Debian's PATH (no python3-pip there; found by make test-fresh).
+        _run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--only-binary=:all:",
+              "--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64",
+              "--target", str(app / "site"),
               *recipe.pip])  # fmt: skip
         for path in (app / "site").rglob("*.so"):
             _run(["strip", "--strip-unneeded", str(path)])
