@@ -9,8 +9,8 @@ c's swings against both (wide)."""
 
 from types import SimpleNamespace
 
-from arena.core.model import Run
 from arena.analysis.pairing import wide_pairs
+from arena.core.model import Run
 
 MODE = "keepalive-capped"
 # entry -> the CPU µs per request of rounds 0, 1, 2
