@@ -127,6 +127,10 @@ test-release: setup
 	  echo "waiting for the cargo tools' build (pid $$pid, log results/cargo-tools.log)"; \
 	  while grep -qs install-cargo-tools /proc/$$pid/cmdline; do sleep 2; done; fi
 	packaging/install-cargo-tools
+	GNUPGHOME=$(TEST_GNUPG) RENARD_SIGNING_KEY=$$(packaging/test-key $(TEST_GNUPG)) packaging/release
+	@# gpg starts an agent for the throwaway key's home: stopped after the tests, pass or fail,
+	@# so that nothing outlives make test (scripts/no-leftovers).
+	$(PYTEST) -q packaging/tests; status=$$?; gpgconf --homedir $(TEST_GNUPG) --kill gpg-agent; exit $$status
 
 # make test compiles the release's cargo tools (about 9 minutes on a new 2-core machine) in the
 # background from its start, at the lowest CPU priority, while the suites run (they mostly wait on
@@ -135,10 +139,6 @@ CARGO_TOOLS_PID := results/cargo-tools.pid
 cargo-tools-early: deps
 	@mkdir -p results
 	@nice -n 19 packaging/install-cargo-tools >results/cargo-tools.log 2>&1 & echo $$! >$(CARGO_TOOLS_PID)
-	GNUPGHOME=$(TEST_GNUPG) RENARD_SIGNING_KEY=$$(packaging/test-key $(TEST_GNUPG)) packaging/release
-	@# gpg starts an agent for the throwaway key's home: stopped after the tests, pass or fail,
-	@# so that nothing outlives make test (scripts/no-leftovers).
-	$(PYTEST) -q packaging/tests; status=$$?; gpgconf --homedir $(TEST_GNUPG) --kill gpg-agent; exit $$status
 
 verify: build
 	$(ARENA) verify
