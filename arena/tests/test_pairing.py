@@ -1,5 +1,12 @@
-"""Which ratios get extra pairs (analysis/pairing.wide_pairs), on tests/fixtures/run_sample.json:
-rust, nginx-lua (the reference) and java-seed, 3 reps in 3 modes, no floor named."""
+"""analysis/pairing.wide_pairs chooses which ratios the bench's extra rounds measure again (issue 40): every ratio
+the table prints (to the reference, to the entry's own floor) whose paired 95% interval is wider
+than ±3%, or that has fewer than 2 pairs, widest first, each two entries once, until a ratio
+holds MAX_PAIRS pairs; the run's extra pairs (Run.pairs) count with its rounds.
+
+The synthetic run: rust, c, nginx-lua (the reference) and floor in keepalive-capped, 3 rounds;
+rust's CPU per request tracks the floor's and the reference's round by round (steady ratios),
+c's swings against both (wide). The last two tests read tests/fixtures/run_sample.json: rust,
+nginx-lua (the reference) and java-seed, 3 reps in 3 modes, no floor named."""
 
 import json
 from pathlib import Path
@@ -8,16 +15,117 @@ from types import SimpleNamespace
 from arena.analysis.pairing import wide_pairs
 from arena.core.model import Run
 
-FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
-RUN = Run.load(json.loads(FIXTURE.read_text()))
-LIVE = [SimpleNamespace(name=n) for n in ("rust", "nginx-lua", "java-seed")]
+MODE = "keepalive-capped"
+# entry -> the CPU µs per request of rounds 0, 1, 2
+CPU = {
+    "nginx-lua": [10.0, 12.0, 11.0],
+    "floor": [5.0, 6.0, 5.5],
+    "rust": [5.0, 6.0, 5.5],  # 1.00 of floor and 2.00 × nginx in every round
+    "c": [4.0, 9.0, 5.5],  # 0.56–1.25 of floor: wide
+}
+
+
+def sample(entry: str, rep: int, cpu_us: float) -> dict:
+    requests = 100_000
+    return {
+        "entry": entry,
+        "mode": MODE,
+        "rep": rep,
+        "duration_s": 3.0,
+        "requests": requests,
+        "rps": requests / 3,
+        "latency_us": {"p50": 1, "p90": 1, "p99": 1, "max": 1},
+        "errors": {"connect": 0, "read": 0, "write": 0, "timeout": 0},
+        "non_3xx": 0,
+        "server_cpu_s": 1.0,
+        "cgroup_cpu_s": cpu_us * requests / 1e6,
+        "cpu_us_per_req": cpu_us,
+        "client_cpu_share": 0.5,
+        "server_cpu_share": 0.5,
+        "peak_rss_bytes": 1,
+        "pss_bytes": 1,
+        "client_bound": False,
+    }
+
+
+def entry(name: str, kind: str) -> dict:
+    return {"name": name, "language": "x", "kind": kind, "available": True, "reason": None,
+            "description": "d", "version": "1", "artifact_bytes": 1, "runtime_bytes": 0,
+            "startup_ms": [1.0], "verify": None}  # fmt: skip
+
+
+CONFIG = {"server_cpus": "0", "client_cpus": "1", "duration_s": 3, "warmup_s": 1, "repetitions": 3,
+          "modes": [MODE], "connections": 50, "reference": "nginx-lua", "quick": False,
+          "cpu_quota": 0.5, "cap_problem": None}  # fmt: skip
+
+
+def run(cpu=CPU, pairs=()) -> Run:
+    return Run.load(
+        {
+            "schema": 1,
+            "run_id": "20261128-130000",
+            "started": "2026-11-28T13:00:00Z",
+            "finished": "2026-11-28T13:30:00Z",
+            "machine": {"cpu_model": "c", "cores": 2, "kernel": "k", "os": "o", "memory_bytes": 1, "tools": {}},
+            "config": CONFIG,
+            "entries": [entry("rust", "ours"), entry("c", "ours"), entry("nginx-lua", "peer"), entry("floor", "floor")],
+            "samples": [sample(name, rep, v) for name, values in cpu.items() for rep, v in enumerate(values)],
+            "pairs": list(pairs),
+        }
+    )
+
+
+LIVE = [SimpleNamespace(name=n) for n in ("rust", "c", "nginx-lua", "floor")]
+
+
+def chosen(r: Run, most: int = 10) -> list[tuple[str, str]]:
+    return [(e.name, other.name) for _, _, e, other, _ in wide_pairs(r, LIVE, most=most)]
+
+
+def test_only_ratios_wider_than_3_percent_are_measured_again_each_pair_of_entries_once():
+    picked = chosen(run())
+    # rust's two ratios are steady; so is the floor's to the reference (0.50 in every round)
+    assert sorted(picked) == [("c", "floor"), ("c", "nginx-lua")]
+
+
+def test_the_widest_interval_comes_first():
+    widths = [w for w, *_ in wide_pairs(run(), LIVE, most=10)]
+    assert widths == sorted(widths, reverse=True) and widths[0] > 0.03
+
+
+def test_a_ratio_with_most_pairs_is_not_measured_again():
+    assert chosen(run(), most=3) == []  # c has 3 pairs with each partner: at the bound
+    assert sorted(chosen(run(), most=4)) == [("c", "floor"), ("c", "nginx-lua")]
+
+
+def test_a_ratio_with_fewer_than_two_pairs_is_wide_whatever_its_value():
+    one_round = {name: values[:1] for name, values in CPU.items()}
+    picked = chosen(run(one_round))
+    assert ("rust", "floor") in picked and ("rust", "nginx-lua") in picked
+
+
+def test_extra_pairs_of_the_run_narrow_a_ratio_until_it_is_no_longer_chosen():
+    cpu = {k: list(v) for k, v in CPU.items()}
+    pairs = []
+    for rep in range(3, 13):  # ten extra rounds where c sits at 0.80 of floor's cost, steadily
+        cpu["c"].append(4.0)
+        cpu["floor"].append(5.0)
+        pairs.append({"mode": MODE, "entry": "c", "entry_rep": rep, "partner": "floor", "partner_rep": rep})
+    picked = chosen(run(cpu, pairs), most=100)
+    assert ("c", "floor") not in picked  # steady with its extra pairs
+    assert ("c", "nginx-lua") in picked  # the extra pairs were c's with the floor only
+
+
+SAMPLE_RUN = Run.load(json.loads((Path(__file__).parent / "fixtures" / "run_sample.json").read_text()))
+SAMPLE_LIVE = [SimpleNamespace(name=n) for n in ("rust", "nginx-lua", "java-seed")]
 
 
 def test_only_the_ratio_wider_than_three_percent_is_listed_each_two_entries_once():
-    wide = wide_pairs(RUN, LIVE, most=10)
+    wide = wide_pairs(SAMPLE_RUN, SAMPLE_LIVE, most=10)
     assert [(round(w, 3), m, e.name, p.name) for w, m, e, p, _ in wide] == [(0.031, "close", "rust", "nginx-lua")]
-    assert wide_pairs(RUN, list(reversed(LIVE)), most=10)[0][1:2] == ("close",)  # whichever comes first, once
+    reversed_live = list(reversed(SAMPLE_LIVE))
+    assert wide_pairs(SAMPLE_RUN, reversed_live, most=10)[0][1:2] == ("close",)  # whichever comes first, once
 
 
 def test_a_ratio_with_its_most_pairs_already_is_not_listed():
-    assert wide_pairs(RUN, LIVE, most=3) == []  # the fixture's three rounds are three pairs
+    assert wide_pairs(SAMPLE_RUN, SAMPLE_LIVE, most=3) == []  # the fixture's three rounds are three pairs
