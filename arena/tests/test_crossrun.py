@@ -158,27 +158,10 @@ def test_modes_with_the_servers_cpu_compare_on_it_fewer_microseconds_better():
 
 
 def test_order_is_compared_by_rank_correlation_and_pairs_swapped_beyond_both_ranges():
-    floor = [4.0, 4.0, 4.0]
-    one = cpu_run(
-        "20261101-000000",
-        {
-            "floor": floor,
-            "rust": [5.0, 5.1, 5.2],
-            "java": [6.0, 6.1, 6.2],
-            "go": [7.0, 7.1, 7.2],
-            "nginx-lua": [9.0] * 3,
-        },
-    )
-    two = cpu_run(  # java and go swap beyond both ranges; rust and java come close (ranges overlap)
-        "20261102-000000",
-        {
-            "floor": floor,
-            "rust": [5.0, 5.1, 5.9],
-            "java": [5.8, 5.9, 6.0],
-            "go": [5.2, 5.3, 5.4],
-            "nginx-lua": [9.0] * 3,
-        },
-    )
+    units = {"floor": [4.0, 4.0, 4.0], "nginx-lua": [9.0] * 3}  # the same in both runs
+    one = cpu_run("20261101-000000", units | {"rust": [5.0, 5.1, 5.2], "java": [6.0, 6.1, 6.2], "go": [7.0, 7.1, 7.2]})
+    # java and go swap beyond both ranges; rust and java come close (their ranges overlap)
+    two = cpu_run("20261102-000000", units | {"rust": [5.0, 5.1, 5.9], "java": [5.8, 5.9, 6.0], "go": [5.2, 5.3, 5.4]})
     comparison = crossrun.compare([one, two])
     (rho, n), swaps = comparison.correlation["keepalive"][0], comparison.swaps["keepalive"][0]
     assert n == 4 and rho == pytest.approx(0.8)  # rust java go nginx-lua, then rust go java nginx-lua
