@@ -32,3 +32,28 @@ def test_the_rule_is_removed_when_the_block_fails():
         assert notrack.active(tag)
         raise KeyboardInterrupt
     assert not notrack.active(tag)
+
+
+def _insert(tag: str) -> None:
+    for chain, side in notrack.CHAINS:
+        subprocess.run(["iptables", "-t", "raw", "-I", *notrack._rule(chain, side, tag)], check=True)
+
+
+def test_a_killed_runs_rules_are_removed_by_the_next_run_and_a_live_runs_are_kept():
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its pid names no process now, as a run killed with SIGKILL
+    live = subprocess.Popen(["sleep", "60"])
+    orphan, running = f"arena-notrack-{gone.pid}", f"arena-notrack-{live.pid}"
+    _insert(orphan)
+    _insert(running)
+    try:
+        with notrack.untracked_loopback() as problem:
+            assert problem is None
+            assert not notrack.active(orphan) and notrack.active(running)
+    finally:
+        live.kill()
+        live.wait()
+        for chain, side in notrack.CHAINS:
+            for tag in (orphan, running):
+                subprocess.run(["iptables", "-t", "raw", "-D", *notrack._rule(chain, side, tag)], capture_output=True)
+    assert not notrack.active(running)

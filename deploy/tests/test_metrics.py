@@ -106,10 +106,14 @@ def test_other_methods_on_metrics_are_405(server):
 
 
 def test_evictions_at_the_cap_are_counted(renard):
-    # One thread: every arrival beyond the cap finds an idle connection to evict (SPEC §7.5).
+    # One thread: every arrival beyond the cap finds a partial head to evict (SPEC §7.5). Each
+    # sends the first octet of its head: renard defers accept until a client sends (§7.5), so a
+    # silent connection would stay with the kernel, outside the cap, for up to a second.
     with running_renard(renard, "--threads", "1", "--metrics", "--max-connections", "4") as (_, port):
         idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(8)]
         try:
+            for s in idle:
+                s.sendall(b"G")
             values, _ = scrape(port)  # 9 connections for 4 places: 5 evicted, the scrape kept
             assert (values["renard_evicted_total"], values["renard_refused_total"]) == (5, 0)
             assert values["renard_open_connections"] == 4

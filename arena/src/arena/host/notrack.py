@@ -7,13 +7,16 @@ kernel path, the bench inserts `-t raw -i lo -j NOTRACK` (PREROUTING) and `-o lo
 (OUTPUT) with iptables (this machine's is iptables-nft; `nft` itself is not installed) for
 its length and deletes them after, on failure and Ctrl-C too (the `with` block's exit), as it
 deletes its cgroups. Each rule carries a comment naming this process, so that only the rules
-it inserted are deleted. Where iptables or the raw table is missing, nothing is inserted and
-the reason is given in words.
+it inserted are deleted. A run killed outright (SIGKILL, a lost machine) cannot delete its
+rules; the next run deletes the rules whose process is gone, before it inserts its own, since
+they would leave loopback untracked for good and podman's published ports (NAT) dead. Where
+iptables or the raw table is missing, nothing is inserted and the reason is given in words.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -50,6 +53,29 @@ def tracked() -> bool:
     return conntrack.usage() is not None and not active()
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_orphans() -> list[str]:
+    """Deletes the arena's NOTRACK rules for lo whose inserting process no longer runs; returns
+    their tags. A live run's rules are left alone."""
+    orphans = []
+    for chain, side in CHAINS:
+        for line in _iptables("-S", chain).stdout.splitlines():
+            found = re.search(rf"--comment \"?({TAG}-(\d+))\"? ", line)
+            if found and "NOTRACK" in line and not _alive(int(found[2])):
+                _iptables("-D", *_rule(chain, side, found[1]))
+                orphans.append(found[1])
+    return orphans
+
+
 @contextmanager
 def untracked_loopback() -> Iterator[str | None]:
     """Inserts the NOTRACK rules for the block's length and deletes them after, whatever ends it;
@@ -57,6 +83,7 @@ def untracked_loopback() -> Iterator[str | None]:
     if not shutil.which("iptables"):
         yield "iptables is not installed"
         return
+    remove_orphans()
     tag = f"{TAG}-{os.getpid()}"
     inserted = []
     try:
