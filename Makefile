@@ -62,8 +62,10 @@ $(VENV)/bin/actionlint: | $(VENV)/.installed
 
 # Each entry's own tests, as its entry.toml `test` declares them (cargo test, go test, ...).
 # The flagship is built first: the suite compares every renard with it, octet for octet.
+# Two folders' tests at once (about 8 min one by one here: c's and cpp's sanitizer builds run
+# the whole suite, ada's 815 cases), each in its log, results/logs/ENTRY.test.log.
 test-entries: setup $(RENARD)
-	$(ARENA) test
+	$(ARENA) test --jobs 2
 
 # The runner's own tests, then its whole suite (vectors, SPEC §1, limits, robustness) against
 # every `ours` entry, started from its entry.toml `command` (built first when needed), two

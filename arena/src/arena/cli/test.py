@@ -1,24 +1,52 @@
 """`arena test ENTRY…`: each entry's own tests (`test` in entry.toml, in its folder), their
-output shown and kept (entries/logged.py); a failed entry's last lines repeated at the end."""
+output kept (entries/logged.py) and shown; a failed entry's last lines repeated at the end.
+--jobs N runs N folders' tests at once (entries sharing a folder, as the js ones do, one after
+another in it), each entry's output then only in its log, with one closing line as it ends."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import click
 
+from ..conformance.verify import run_at_most
 from ..entries.logged import TEST_TIMEOUT_S, run_logged, tail
+from ..entries.manifest import Entry
 from ..ui import console
 from .common import Failure, ensure_built, load_entries
 
 
+def _run_tests(e: Entry, log_dir: Path, echo: bool) -> bool:
+    """Runs e's test commands in order into its log (and our stdout with echo); True when all pass."""
+    log = log_dir / f"{e.name}.test.log"
+    log.unlink(missing_ok=True)
+    for command in e.test:
+        if echo:
+            console.print(f"[bold]{e.name}[/]: {command}", highlight=False)
+        if run_logged([command], e.folder, log, TEST_TIMEOUT_S, echo=echo, append=True) is not None:
+            return False
+    return True
+
+
 @click.command("test")
 @click.argument("entries", nargs=-1)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="N entries' tests at once, entries of one folder one after another; each entry's output "
+    "then goes to its log alone (results/logs/ENTRY.test.log), a closing line as it ends.",
+)
 @click.pass_context
-def test_cmd(ctx, entries):
+def test_cmd(ctx, entries, jobs):
     """Build each entry when needed, then run its own tests (`test` in entry.toml, in its
     folder); exit 1 when one fails.
 
     An `ours` entry whose runtime is missing fails too: its tests would otherwise be lost."""
-    failed, ran = [], 0
+    failed, ready = [], []
     log_dir = ctx.obj["repo"] / "results" / "logs"
     for e in load_entries(ctx, entries):
         if not e.test:
@@ -28,22 +56,37 @@ def test_cmd(ctx, entries):
             if e.kind == "ours":
                 failed.append(e.name)
             continue
-        if ensure_built(e, log_dir) is not None:
+        if ensure_built(e, log_dir) is not None:  # builds one at a time: a build loads both cores
             failed.append(e.name)
             continue
-        log = log_dir / f"{e.name}.test.log"
-        log.unlink(missing_ok=True)
-        for command in e.test:
-            console.print(f"[bold]{e.name}[/]: {command}", highlight=False)
-            ran += 1
-            if run_logged([command], e.folder, log, TEST_TIMEOUT_S, echo=True, append=True) is not None:
-                failed.append(e.name)
-                break
-    for name in dict.fromkeys(failed):
+        ready.append(e)
+    if not ready and not failed:
+        raise Failure("no entry declares tests")
+    by_folder: dict[Path, list[Entry]] = {}
+    for e in ready:
+        by_folder.setdefault(e.folder, []).append(e)
+
+    def folder_tests(group: list[Entry]) -> list[str]:
+        """The group's entries, one after another, each with a closing line: those that failed."""
+        lost = []
+        for e in group:
+            started = time.monotonic()
+            passed = _run_tests(e, log_dir, echo=jobs == 1)
+            if jobs > 1:
+                mark = "[green]ok[/]  " if passed else "[red]FAIL[/]"
+                elapsed = time.monotonic() - started
+                console.print(f"{mark} {e.name}: tests in {elapsed:.0f} s; log {log_dir / e.name}.test.log")
+            if not passed:
+                lost.append(e.name)
+        return lost
+
+    groups = list(by_folder.values())
+    for lost in run_at_most(jobs, groups, folder_tests, lambda _group, _lost: None):
+        failed += lost
+    failed = list(dict.fromkeys(failed))
+    for name in failed:
         log = log_dir / f"{name}.test.log"
         console.print(f"[red]FAIL[/] {name}: the last lines of {log}:", highlight=False)
         console.print(tail(log), markup=False, highlight=False)
     if failed:
-        raise Failure(f"tests failed: {', '.join(dict.fromkeys(failed))}")
-    if not ran:
-        raise Failure("no entry declares tests")
+        raise Failure(f"tests failed: {', '.join(failed)}")
