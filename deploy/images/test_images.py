@@ -43,7 +43,7 @@ class Podman:
 
 
 @pytest.fixture(scope="module")
-def podman(tmp_path_factory):
+def podman(tmp_path_factory, loopback_tracked):
     if os.geteuid() != 0:
         pytest.skip("podman runs rootful here (rootless needs subordinate ids this machine does not give)")
     assert shutil.which("podman"), "podman is missing (deploy/apt.txt names it; scripts/deps installs it)"

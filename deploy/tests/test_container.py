@@ -63,22 +63,11 @@ class Podman:
             self(*args, check=False)
 
 
-def iptables_raw_rules() -> list[str]:
-    if not shutil.which("iptables"):
-        return []
-    listed = subprocess.run(["iptables", "-t", "raw", "-S"], capture_output=True, text=True)
-    return listed.stdout.splitlines() if listed.returncode == 0 else []
-
-
 @pytest.fixture(scope="module")
-def podman(tmp_path_factory):
+def podman(tmp_path_factory, loopback_tracked):
     if os.geteuid() != 0:
         pytest.skip("podman runs rootful here (rootless needs subordinate ids this machine does not give)")
     assert shutil.which("podman"), "podman is missing (deploy/apt.txt names it; scripts/deps installs it)"
-    untracked = [line for line in iptables_raw_rules() if "NOTRACK" in line and "-o lo" in line]
-    # A published port is NAT, which needs connection tracking: an arena bench untracks loopback
-    # while it runs (arena/src/arena/host/notrack.py), and a killed one leaves its rule behind.
-    assert not untracked, f"loopback is untracked, so no published port can answer: {untracked}"
     engine = Podman(tmp_path_factory.mktemp("podman"))
     try:
         yield engine
