@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "listener.h"
 #include "server.h"
 
 static struct shared shared;
@@ -81,13 +82,13 @@ int main(int argc, char **argv)
     if (!listeners) fatal("memory");
     struct sockaddr_storage bound;
     socklen_t bound_len = sizeof bound;
-    listeners[0] = server_bind((struct sockaddr *)&config->listen, config->listen_len);
+    listeners[0] = listener_bind((struct sockaddr *)&config->listen, config->listen_len);
     if (listeners[0] < 0 || getsockname(listeners[0], (struct sockaddr *)&bound, &bound_len) != 0) {
         fprintf(stderr, "renard: --listen: cannot bind %s: %s (os error %d)\n", address, strerror(errno), errno);
         return 1;
     }
     for (uint32_t t = 1; t < config->threads; t++) {
-        listeners[t] = server_bind((struct sockaddr *)&bound, bound_len);
+        listeners[t] = listener_bind((struct sockaddr *)&bound, bound_len);
         if (listeners[t] < 0) {
             fprintf(stderr, "renard: --listen: cannot bind %s: %s (os error %d)\n", address, strerror(errno), errno);
             return 1;

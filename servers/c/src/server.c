@@ -1,7 +1,6 @@
 #include "server.h"
 
 #include <errno.h>
-#include <netinet/tcp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,22 +21,6 @@
 /* Longest wait, when the drain begins, for the other threads to close their listeners: a
  * thread the machine does not run for that long does not hold back the others' drain. */
 #define LISTENERS_WAIT_NS (NS / 4)
-
-int server_bind(const struct sockaddr *addr, socklen_t len)
-{
-    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    int one = 1;
-    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 || bind(fd, addr, len) != 0 ||
-        listen(fd, 4096) != 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return -1;
-    }
-    return fd;
-}
 
 int server_listeners_init(struct listeners *listeners, unsigned total)
 {
@@ -159,8 +142,7 @@ static void accept_all(struct worker *w, bool read_now)
             }
             remove_conn(w, victim);
         }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        /* TCP_NODELAY comes from the listener (listener.h): no system call here. */
         uint32_t i = take_slot(&w->slots);
         struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.u64 = i};
         if (i == UINT32_MAX || epoll_ctl(w->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {

@@ -32,9 +32,6 @@ struct shared {
 /* Before any loop runs: total listeners, none closed yet; 0, or an errno value. */
 int server_listeners_init(struct listeners *listeners, unsigned total);
 
-/* A listening socket on addr with SO_REUSEPORT, or -1 with errno. */
-int server_bind(const struct sockaddr *addr, socklen_t len);
-
 /* Run one thread's event loop on listen_fd until shutdown completes; 0, or -1 on a
  * failure to set up. */
 int server_run(struct shared *shared, int listen_fd);

@@ -9,5 +9,6 @@ int main(void)
     n = seed_tests(tests, n);
     n = response_tests(tests, n);
     n = config_tests(tests, n);
+    n = listener_tests(tests, n);
     return _cmocka_run_group_tests("renard-c", tests, n, NULL, NULL);
 }

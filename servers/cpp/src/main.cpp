@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "listener.hpp"
 #include "response.hpp"
 #include "ring.hpp"
 #include "server.hpp"

@@ -8,7 +8,6 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -413,8 +412,8 @@ void Worker::on_accept(const io_uring_cqe& cqe)
     }
 }
 
-// Reads the new connection at once, as the flagship does: a client's request is usually
-// there already, and a connection whose request is answered is not the one the next
+// Reads the new connection at once, as the flagship does: the listener defers the accept
+// until the first octets arrive (listener.hpp), so a client's request is there already, and a connection whose request is answered is not the one the next
 // arrival at the cap evicts. No receive is armed yet, so octets stay in order. The clock
 // is read again: among a burst accepted in one batch, the first has waited longest (§7.5).
 void Worker::admit(int fd)
@@ -787,23 +786,6 @@ void Listeners::wait_all_closed(std::chrono::milliseconds at_most)
 {
     std::unique_lock<std::mutex> hold(lock_);
     all_closed_.wait_for(hold, at_most, [this] { return closed_ >= total_; });
-}
-
-int bind_listener(const sockaddr* address, socklen_t len)
-{
-    const int fd = ::socket(address->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    const int one = 1;
-    if (::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
-        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0 || ::bind(fd, address, len) != 0 ||
-        ::listen(fd, 4096) != 0) {
-        const int saved = errno;
-        ::close(fd);
-        errno = saved;
-        return -1;
-    }
-    return fd;
 }
 
 std::string io_uring_unavailable()

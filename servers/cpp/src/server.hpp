@@ -46,10 +46,6 @@ struct Shared {
     Listeners listeners;
 };
 
-// A listening socket on address with SO_REUSEPORT and TCP_NODELAY (inherited by accepted
-// sockets), or -1 with errno.
-int bind_listener(const sockaddr* address, socklen_t len);
-
 // Whether this process may use io_uring: empty, or the one-line reason it may not.
 std::string io_uring_unavailable();
 
