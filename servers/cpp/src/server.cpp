@@ -413,9 +413,10 @@ void Worker::on_accept(const io_uring_cqe& cqe)
 }
 
 // Reads the new connection at once, as the flagship does: the listener defers the accept
-// until the first octets arrive (listener.hpp), so a client's request is there already, and a connection whose request is answered is not the one the next
-// arrival at the cap evicts. No receive is armed yet, so octets stay in order. The clock
-// is read again: among a burst accepted in one batch, the first has waited longest (§7.5).
+// until the first octets arrive (listener.hpp), so a client's request is there already,
+// and a connection whose request is answered is not the one the next arrival at the cap
+// evicts. No receive is armed yet, so octets stay in order. The clock is read again:
+// among a burst accepted in one batch, the first has waited longest (§7.5).
 void Worker::admit(int fd)
 {
     if (!make_room()) {
