@@ -137,6 +137,8 @@ V = 'version = "echo demo 1.0"'
         ),
         (V, 'version = "v"\nfloor = "A B"', "floor: must name an entry, [a-z0-9-]+ (got 'A B')"),
         (V, 'version = "v"\nnative = 1', "native: must be true or false"),
+        (V, 'version = "v"\nconfig = 1', "config: must be a non-empty string"),  # an optional key's type
+        ('command = "./out.bin"', 'command = ""', "command: must be a non-empty string"),
         (V, "version = 1979-05-27", "version: must be a non-empty string"),  # a TOML date is no string
         # two errors: the first in the order unknown key, type, value, run's placeholders
         (V, 'version = "v"\ncolour = 1\nwarmup_s = -1', "colour: unknown key"),

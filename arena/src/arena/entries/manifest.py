@@ -14,7 +14,7 @@ import shutil
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, get_type_hints
+from typing import Annotated, get_args, get_type_hints
 
 from pydantic import AfterValidator, ConfigDict, Field, Strict, ValidationError
 
@@ -134,7 +134,7 @@ KEYS = tuple(name for name in Entry.__dataclass_fields__ if name not in ("folder
 
 
 def _reason(error: dict) -> str:
-    """One of pydantic's errors in a manifest's words."""
+    """One of pydantic's errors in a manifest's words (a type's own words found through `| None`)."""
     if error["type"] == UNKNOWN_KEY:
         return "unknown key"
     if error["type"] == "missing":
@@ -142,7 +142,9 @@ def _reason(error: dict) -> str:
     if error["type"] == "value_error":  # a _must check or _words
         return str(error["ctx"]["error"])
     hint = get_type_hints(Entry, include_extras=True)[error["loc"][0]]
-    return "must be " + next(m for m in hint.__metadata__ if isinstance(m, str))
+    return "must be " + next(
+        m for t in (hint, *get_args(hint)) for m in getattr(t, "__metadata__", ()) if isinstance(m, str)
+    )
 
 
 def _entry(path: Path, index: int, table: object) -> Entry:
