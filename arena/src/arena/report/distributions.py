@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from statistics import median
 
-from ..core.distribution import FILE, PERCENTILES, Distribution
+from ..core.distribution import FILE, PERCENTILES, Distribution, upper_us
 from . import lines
 from .tables import Part, Section, Table
 
@@ -44,7 +44,7 @@ def curve(d: Distribution) -> list[tuple[float, float]]:
     for bucket in sorted(d.buckets):
         seen += d.buckets[bucket]
         q = min(seen / total, LAST_Q)
-        points.append((1 / (1 - q), 10 ** (bucket / 20)))
+        points.append((1 / (1 - q), upper_us(bucket)))
     return points
 
 
