@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import cli
-from arena.entries.manifest import SCHEMA, load_manifest
+from arena.entries.manifest import KEYS, load_manifest
 
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "CONTRIBUTING.md"
@@ -76,7 +76,7 @@ def test_the_entry_toml_the_guide_shows_is_the_examples():
 def test_the_entry_toml_example_loads_and_shows_every_key(tmp_path):
     (example,) = code_blocks("toml")
     # config is a peer's (nginx, varnish), warmup_s a JIT runtime's: neither is a native Nim entry's
-    assert set(tomllib.loads(example)["entry"][0]) == set(SCHEMA) - {"config", "warmup_s"}
+    assert set(tomllib.loads(example)["entry"][0]) == set(KEYS) - {"config", "warmup_s"}
     folder = tmp_path / "servers" / "nim"
     folder.mkdir(parents=True)
     (folder / "entry.toml").write_text(example)

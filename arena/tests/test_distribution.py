@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.core.distribution import Distribution, upper_us
+from arena.report.distributions import parts, read
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
@@ -45,6 +46,19 @@ def test_a_line_round_trips_and_a_foreign_one_is_refused():
     assert again == d
     with pytest.raises(ValueError, match="per decade"):
         Distribution.load(d.to_json() | {"per_decade": 10})
+
+
+def test_a_line_that_is_not_one_is_named_by_its_number_and_key(tmp_path):
+    good = json.dumps(Distribution.from_wrk("rust", "keepalive", 0, wrk_line([[30, 7]])).to_json())
+    bad = good.replace("[[30, 7]]", '[[30, "7"]]')
+    (tmp_path / "distributions.jsonl").write_text("\n".join([good, good[:20], bad]) + "\n")  # line 2: cut short
+    (part,) = parts(tmp_path)
+    assert (
+        part.method
+        == "distributions.jsonl could not be read (SchemaError: line 3: buckets[0][1]: must be int, got str)."
+    )
+    (tmp_path / "distributions.jsonl").write_text("\n".join([good, good[:20]]) + "\n")
+    assert [d.buckets for d in read(tmp_path)] == [{30: 7}]
 
 
 def test_report_writes_results_csv_with_the_rows_of_run_json(tmp_path):

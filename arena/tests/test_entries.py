@@ -116,6 +116,44 @@ def test_broken_manifest_names_file_and_key(tmp_path, old, new, key):
     assert broken(tmp_path, old, new).key == key
 
 
+V = 'version = "echo demo 1.0"'
+
+
+@pytest.mark.parametrize(
+    "old,new,message",
+    [
+        ('requires = ["sh"]', 'requires = "sh"', "requires: must be a list of strings"),
+        ('name = "demo"', 'name = "Demo_1"', "name: must match [a-z0-9-]+ (got 'Demo_1')"),
+        ('name = "demo"', "name = 3", "name: must be a non-empty string"),
+        ('kind = "ours"', 'kind = "mine"', "kind: must be one of ours, peer, floor (got 'mine')"),
+        ('command = "./out.bin"\n', "", "command: missing key (an `ours` entry names its program)"),
+        (V, 'version = "v"\nready = "soon"', "ready: must be one of listening, port (got 'soon')"),
+        ("--threads {threads}", "--threads {cores}", "run: unknown placeholder {cores}"),
+        ('run = "', "run = \"'", "run: cannot be split into words: No closing quotation"),
+        (
+            V,
+            'version = "v"\nwarmup_s = true',
+            "warmup_s: must be a whole number of seconds from 0 to 600 (wrk takes whole seconds)",
+        ),
+        (V, 'version = "v"\nfloor = "A B"', "floor: must name an entry, [a-z0-9-]+ (got 'A B')"),
+        (V, 'version = "v"\nnative = 1', "native: must be true or false"),
+        (V, 'version = "v"\nconfig = 1', "config: must be a non-empty string"),  # an optional key's type
+        ('command = "./out.bin"', 'command = ""', "command: must be a non-empty string"),
+        (V, "version = 1979-05-27", "version: must be a non-empty string"),  # a TOML date is no string
+        # two errors: the first in the order unknown key, type, value, run's placeholders
+        (V, 'version = "v"\ncolour = 1\nwarmup_s = -1', "colour: unknown key"),
+        ('language = "C"', "language = 1\nready = 'soon'", "language: must be a non-empty string"),
+        (
+            '--threads {threads}"',
+            '--threads {cores}"\nready = "soon"',
+            "ready: must be one of listening, port (got 'soon')",
+        ),
+    ],
+)
+def test_broken_manifest_says_why(tmp_path, old, new, message):
+    assert str(broken(tmp_path, old, new)).endswith(f"entry.toml: entry[0].{message}")
+
+
 def test_unknown_top_level_key_is_an_error(tmp_path):
     path = write(tmp_path / "e", 'title = "x"\n' + GOOD)
     with pytest.raises(ManifestError, match="title: unknown key"):

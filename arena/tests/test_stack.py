@@ -18,7 +18,7 @@ from arena.entries.manifest import discover
 from arena.load import h2load
 from arena.load.driver import LoadError
 from arena.report import write_run_reports
-from arena.report.stacks import stack_sections, summary_lines, targets_section, write
+from arena.report.stacks import run_part, stack_sections, summary_lines, targets_section, write
 from arena.stack import front as stackfront
 from arena.stack import read as stackread
 from arena.stack import run as stack
@@ -216,6 +216,27 @@ def test_a_runs_report_includes_the_stack_section_and_says_an_unreadable_file(tm
     data.write_text("{")
     _, md, _ = write_run_reports(run, tmp_path)
     assert "stack/stack.json could not be read (JSONDecodeError" in md.read_text()
+
+
+@pytest.mark.parametrize(
+    "where,value,says",
+    [
+        (("samples", 1, "rps"), "fast", "samples[1].rps: must be int/float, got str"),
+        (("failures", 0, "reason"), None, "failures[0].reason: missing key"),
+        (("stacks", 0, "expect"), "302", "stacks[0].expect: must be int, got str"),
+    ],
+)
+def test_a_stack_json_that_is_not_one_names_the_element_and_the_key(tmp_path, where, value, says):
+    doc = record().to_json()
+    holder = doc[where[0]][where[1]]
+    if value is None:
+        del holder[where[2]]
+    else:
+        holder[where[2]] = value
+    (tmp_path / "stack").mkdir()
+    (tmp_path / "stack" / "stack.json").write_text(json.dumps(doc))
+    (part,) = run_part(tmp_path)
+    assert part.method == f"stack/stack.json could not be read (SchemaError: {says})."
 
 
 @pytest.mark.parametrize(

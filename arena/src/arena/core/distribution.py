@@ -9,17 +9,35 @@ v <= 1 µs), and adds wrk's own exact percentiles. The histogram is wrk's: besid
 it includes the values wrk adds for coordinated omission after the run (wrk.c stats_correct:
 for a latency above twice the mean interval between answers on a connection, the latencies
 the requests it held back would have had), so its count is at least the requests answered and
-its percentiles are the ones wrk prints. A leaf module: it imports nothing of arena.
+its percentiles are the ones wrk prints. It imports only core/schema.py of the arena.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+
+from .schema import Declared, required
 
 PER_DECADE = 20
 FILE = "distributions.jsonl"
 # The percentiles wrk reports exactly (report.lua asks for these), as keys "50" … "100".
 PERCENTILES = ("50", "75", "90", "99", "99.9", "99.99", "100")
+# In the file [[bucket, count], …] by bucket; in memory bucket -> count.
+Buckets = Annotated[
+    list[Annotated[list[int], Field(min_length=2, max_length=2)]],
+    AfterValidator(lambda pairs: {b: c for b, c in pairs}),
+    PlainSerializer(lambda buckets: [[b, buckets[b]] for b in sorted(buckets)]),
+]
 
 
 def upper_us(bucket: int) -> float:
@@ -27,15 +45,27 @@ def upper_us(bucket: int) -> float:
     return 10 ** (bucket / PER_DECADE)
 
 
+def _this_arenas(line: Any) -> Any:
+    """A line's buckets must be this arena's: PER_DECADE per decade, in µs."""
+    if isinstance(line, dict) and (line.get("per_decade", PER_DECADE), line.get("unit", "us")) != (PER_DECADE, "us"):
+        raise ValueError(f"buckets of {line.get('per_decade')} per decade in {line.get('unit')}: not this arena's")
+    return line
+
+
 @dataclass
-class Distribution:
-    """Latency counts by logarithmic bucket (µs), and wrk's exact percentiles."""
+class Distribution(Declared):
+    """Latency counts by logarithmic bucket (µs), and wrk's exact percentiles: one line of
+    FILE (a declared format: core/schema.py), which also says its unit, its buckets per decade
+    and its count."""
 
     entry: str
     mode: str
     rep: int
-    buckets: dict[int, int] = field(default_factory=dict)  # bucket -> count
+    buckets: Buckets = field(default_factory=dict)  # bucket -> count
     percentiles_us: dict[str, float] = field(default_factory=dict)  # "99.9" -> µs, exact (wrk's)
+
+    _in_file = required("buckets")
+    _ours = model_validator(mode="before")(_this_arenas)
 
     @property
     def count(self) -> int:
@@ -60,27 +90,8 @@ class Distribution:
                 out.buckets[bucket] = out.buckets.get(bucket, 0) + n
         return out
 
-    def to_json(self) -> dict:
-        return {
-            "entry": self.entry,
-            "mode": self.mode,
-            "rep": self.rep,
-            "unit": "us",
-            "per_decade": PER_DECADE,
-            "count": self.count,
-            "buckets": [[b, self.buckets[b]] for b in sorted(self.buckets)],
-            "percentiles_us": self.percentiles_us,
-        }
-
-    @classmethod
-    def load(cls, d: dict) -> Distribution:
-        """Raises KeyError, TypeError or ValueError on a line that is not one."""
-        if d.get("per_decade", PER_DECADE) != PER_DECADE or d.get("unit", "us") != "us":
-            raise ValueError(f"buckets of {d.get('per_decade')} per decade in {d.get('unit')}: not this arena's")
-        return cls(
-            str(d["entry"]),
-            str(d["mode"]),
-            int(d["rep"]),
-            {int(b): int(c) for b, c in d["buckets"]},
-            {str(k): float(v) for k, v in d.get("percentiles_us", {}).items()},
-        )
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """After entry, mode and rep: the unit, the buckets per decade and the count."""
+        head = dict.fromkeys(("entry", "mode", "rep")) | {"unit": "us", "per_decade": PER_DECADE, "count": self.count}
+        return head | handler(self)

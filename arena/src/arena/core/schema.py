@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError, model_validator
@@ -92,7 +93,8 @@ def message(error: ValidationError) -> str:
 
 
 class Declared:
-    """A dataclass declared as a file format: `load` reads it from its JSON object, `to_json` writes it back."""
+    """A dataclass declared as a file format: `load` reads it from its JSON object (`load_lines`
+    from a file of JSON lines), `to_json` writes it back."""
 
     @classmethod
     def load(cls, doc: Any) -> Any:
@@ -101,6 +103,22 @@ class Declared:
             return adapter(cls).validate_json(json.dumps(doc), strict=True)
         except ValidationError as e:
             raise SchemaError(message(e)) from None
+
+    @classmethod
+    def load_lines(cls, path: Path) -> list:
+        """One per JSON line of path, a line that does not parse (one cut short by a crash)
+        skipped. Raises SchemaError `line N: PATH: reason`, OSError when path cannot be read."""
+        out = []
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                doc = json.loads(line)
+            except ValueError:
+                continue
+            try:
+                out.append(cls.load(doc))
+            except SchemaError as e:
+                raise SchemaError(f"line {number}: {e}") from None
+        return out
 
     def to_json(self) -> dict:
         return adapter(type(self)).dump_python(self, mode="json", by_alias=True)

@@ -1,7 +1,8 @@
 """Entries: the manifests `servers/*/entry.toml` and `peers/*/entry.toml`.
 
-A manifest holds one or more `[[entry]]` tables. Validation is strict: an unknown key, a
-missing key or a value of the wrong type raises ManifestError naming the file and the key.
+A manifest holds one or more `[[entry]]` tables, each declared by the dataclass Entry (pydantic
+validates it). Validation is strict: an unknown key, a missing key or a value of the wrong type
+raises ManifestError naming the file and the key.
 An entry whose required executables are missing is kept, marked unavailable with a reason.
 """
 
@@ -13,8 +14,12 @@ import shutil
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, get_args, get_type_hints
+
+from pydantic import AfterValidator, ConfigDict, Field, Strict, ValidationError
 
 from ..core.modes import KINDS
+from ..core.schema import adapter
 
 READY_MODES = ("listening", "port")
 NAME_RE = re.compile(r"^[a-z0-9-]+$")
@@ -22,38 +27,44 @@ NAME_RE = re.compile(r"^[a-z0-9-]+$")
 PLACEHOLDERS = ("listen", "host", "port", "count", "location", "threads", "config", "tmp")
 RUN_PLACEHOLDER_RE = re.compile(r"\{([a-z_]+)\}")
 CONFIG_PLACEHOLDER_RE = re.compile(r"\{\{([a-z_]+)\}\}")
-
-# key -> (required, type check, description of the type for the error message)
-_STR_LIST = (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings")
-_STR = (lambda v: isinstance(v, str) and v != "", "a non-empty string")
 MAX_WARMUP_S = 600  # the bench's own --warmup bound
-_WARMUP = (
-    lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_WARMUP_S,
-    f"a whole number of seconds from 0 to {MAX_WARMUP_S} (wrk takes whole seconds)",
-)
-SCHEMA: dict[str, tuple[bool, tuple]] = {
-    "name": (True, _STR),
-    "language": (True, _STR),
-    "kind": (True, _STR),
-    "description": (True, _STR),
-    "requires": (True, _STR_LIST),
-    "build": (True, _STR_LIST),
-    "run": (True, _STR),
-    "artifacts": (True, _STR_LIST),
-    "version": (True, _STR),
-    "ready": (False, _STR),
-    "config": (False, _STR),
-    "command": (False, _STR),
-    "test": (False, _STR_LIST),
-    "apt": (False, _STR_LIST),
-    "install": (False, _STR_LIST),
-    "junit": (False, _STR_LIST),
-    "runtime": (False, _STR_LIST),
-    "native": (False, (lambda v: isinstance(v, bool), "true or false")),
-    "warmup_s": (False, _WARMUP),
-    "floor": (False, _STR),
-}
 DEFAULT_FLOOR = "floor"  # the epoll floor (peers/floor): the entry every ratio is divided by unless it names another
+
+
+def _must(ok, what: str) -> AfterValidator:
+    """A check after the type's: a value for which ok(value) is false is the error `WHAT (got VALUE)`."""
+
+    def validate(value):
+        if not ok(value):
+            raise ValueError(f"{what} (got {value!r})")
+        return value
+
+    return AfterValidator(validate)
+
+
+def _words(run: str) -> str:
+    """`run`, once its placeholders are known and it splits into words."""
+    for name in RUN_PLACEHOLDER_RE.findall(run):
+        if name not in PLACEHOLDERS:
+            raise ValueError(f"unknown placeholder {{{name}}}")
+    try:
+        shlex.split(run)
+    except ValueError as e:
+        raise ValueError(f"cannot be split into words: {e}") from None
+    return run
+
+
+# The types of entry.toml's keys. The string closing each is what a value of the wrong type
+# "must be" in the error message; a _must check follows once the type holds.
+Text = Annotated[str, Strict(), Field(min_length=1), "a non-empty string"]
+Texts = Annotated[list[Annotated[str, Strict()]], Strict(), "a list of strings"]
+Seconds = Annotated[
+    int,
+    Strict(),
+    Field(ge=0, le=MAX_WARMUP_S),
+    f"a whole number of seconds from 0 to {MAX_WARMUP_S} (wrk takes whole seconds)",
+]
+Flag = Annotated[bool, Strict(), "true or false"]
 
 
 class ManifestError(Exception):
@@ -66,36 +77,40 @@ class ManifestError(Exception):
 
 @dataclass
 class Entry:
-    name: str
-    language: str
-    kind: str  # one of modes.KINDS
-    description: str
-    requires: list[str]
-    build: list[str]  # shell commands, cwd = folder
-    run: str  # command template with {placeholders}
-    artifacts: list[str]  # paths relative to folder (absolute allowed)
-    version: str  # command printing the version
-    folder: Path
-    manifest: Path
-    ready: str = "listening"
-    config: str | None = None  # template file name in folder
-    command: str | None = None  # the program alone, taking every flag of SPEC §1 (cwd = folder)
-    test: list[str] = field(default_factory=list)  # the entry's own tests: shell commands, cwd = folder
-    apt: list[str] = field(default_factory=list)  # Debian packages its build, run and tests need
+    """One [[entry]] table: its keys are the fields up to `folder` (pydantic reads them; an
+    unknown key is an error), the rest is filled in by load_manifest."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+    name: Annotated[Text, _must(NAME_RE.match, "must match [a-z0-9-]+")]
+    language: Text
+    kind: Annotated[Text, _must(KINDS.__contains__, f"must be one of {', '.join(KINDS)}")]
+    description: Text
+    requires: Texts
+    build: Texts  # shell commands, cwd = folder
+    run: Annotated[Text, AfterValidator(_words)]  # command template with {placeholders}
+    artifacts: Texts  # paths relative to folder (absolute allowed)
+    version: Text  # command printing the version
+    ready: Annotated[Text, _must(READY_MODES.__contains__, f"must be one of {', '.join(READY_MODES)}")] = "listening"
+    config: Text | None = None  # template file name in folder
+    command: Text | None = None  # the program alone, taking every flag of SPEC §1 (cwd = folder)
+    test: Texts = field(default_factory=list)  # the entry's own tests: shell commands, cwd = folder
+    apt: Texts = field(default_factory=list)  # Debian packages its build, run and tests need
     # Commands (cwd = folder) that install a toolchain Debian lacks, run by scripts/deps after apt.
-    install: list[str] = field(default_factory=list)
+    install: Texts = field(default_factory=list)
     # Globs (in folder) of the JUnit XML reports its `test` commands write: arena check counts them.
-    junit: list[str] = field(default_factory=list)
-    runtime: list[str] = field(default_factory=list)  # what must be installed to run it beside the artifacts
-    native: bool = False  # machine code: its instructions per request are counted under callgrind
+    junit: Texts = field(default_factory=list)
+    runtime: Texts = field(default_factory=list)  # what must be installed to run it beside the artifacts
+    native: Flag = False  # machine code: its instructions per request are counted under callgrind
     # Seconds of load before any measurement, at least: the time its throughput takes to
     # settle (a JIT compiling the hot path). The bench, gate, sweep and latency warm it up
     # for the larger of this and their own warm-up.
-    warmup_s: int = 0
+    warmup_s: Seconds = 0
     # The floor of its mechanism (an entry of kind floor, e.g. floor-uring for io_uring): every
     # "of floor" ratio of this entry is divided by that floor's figure in the same mode.
-    floor: str = DEFAULT_FLOOR
-    missing: list[str] = field(default_factory=list)  # required executables not on PATH
+    floor: Annotated[Text, _must(NAME_RE.match, "must name an entry, [a-z0-9-]+")] = DEFAULT_FLOOR
+    folder: Path = field(init=False)
+    manifest: Path = field(init=False)
+    missing: list[str] = field(init=False, default_factory=list)  # required executables not on PATH
 
     @property
     def repo(self) -> Path:
@@ -114,46 +129,48 @@ class Entry:
         return "missing on PATH: " + ", ".join(self.missing)
 
 
-def _check_table(path: Path, index: int, table: object) -> dict:
+UNKNOWN_KEY = "unexpected_keyword_argument"  # pydantic's error for a key beyond the fields (extra="forbid")
+KEYS = tuple(name for name in Entry.__dataclass_fields__ if name not in ("folder", "manifest", "missing"))
+
+
+def _reason(error: dict) -> str:
+    """One of pydantic's errors in a manifest's words (a type's own words found through `| None`)."""
+    if error["type"] == UNKNOWN_KEY:
+        return "unknown key"
+    if error["type"] == "missing":
+        return "missing key"
+    if error["type"] == "value_error":  # a _must check or _words
+        return str(error["ctx"]["error"])
+    hint = get_type_hints(Entry, include_extras=True)[error["loc"][0]]
+    return "must be " + next(
+        m for t in (hint, *get_args(hint)) for m in getattr(t, "__metadata__", ()) if isinstance(m, str)
+    )
+
+
+def _entry(path: Path, index: int, table: object) -> Entry:
     where = f"entry[{index}]"
     if not isinstance(table, dict):
         raise ManifestError(path, where, "must be a table")
-    for key in table:
-        if key not in SCHEMA:
-            raise ManifestError(path, f"{where}.{key}", "unknown key")
-    for key, (required, (check, what)) in SCHEMA.items():
-        if key not in table:
-            if required:
-                raise ManifestError(path, f"{where}.{key}", "missing key")
-            continue
-        if not check(table[key]):
-            raise ManifestError(path, f"{where}.{key}", f"must be {what}")
-    if not NAME_RE.match(table["name"]):
-        raise ManifestError(path, f"{where}.name", f"must match [a-z0-9-]+ (got {table['name']!r})")
-    if table["kind"] not in KINDS:
-        raise ManifestError(path, f"{where}.kind", f"must be one of {', '.join(KINDS)} (got {table['kind']!r})")
-    ready = table.get("ready", "listening")
-    if ready not in READY_MODES:
-        raise ManifestError(path, f"{where}.ready", f"must be one of {', '.join(READY_MODES)} (got {ready!r})")
-    if "floor" in table and not NAME_RE.match(table["floor"]):
-        raise ManifestError(path, f"{where}.floor", f"must name an entry, [a-z0-9-]+ (got {table['floor']!r})")
-    for name in RUN_PLACEHOLDER_RE.findall(table["run"]):
-        if name not in PLACEHOLDERS:
-            raise ManifestError(path, f"{where}.run", f"unknown placeholder {{{name}}}")
     try:
-        shlex.split(table["run"])
-    except ValueError as e:
-        raise ManifestError(path, f"{where}.run", f"cannot be split into words: {e}") from None
-    if table["kind"] == "ours" and "command" not in table:
+        entry = adapter(Entry).validate_python(table)
+    except ValidationError as e:
+        # the first error in the order the hand-written checks had: unknown keys, types, values, run's last
+        first = min(
+            e.errors(), key=lambda x: (x["type"] != UNKNOWN_KEY, x["type"] == "value_error", x["loc"][0] == "run")
+        )
+        raise ManifestError(path, f"{where}.{first['loc'][0]}", _reason(first)) from None
+    if entry.kind == "ours" and entry.command is None:
         raise ManifestError(path, f"{where}.command", "missing key (an `ours` entry names its program)")
-    if "config" in table:
-        template = path.parent / table["config"]
+    if entry.config is not None:
+        template = path.parent / entry.config
         if not template.is_file():
             raise ManifestError(path, f"{where}.config", f"no such file {template}")
         for name in CONFIG_PLACEHOLDER_RE.findall(template.read_text()):
             if name not in PLACEHOLDERS:
                 raise ManifestError(path, f"{where}.config", f"unknown placeholder {{{{{name}}}}} in {template.name}")
-    return table
+    entry.folder, entry.manifest = path.parent, path
+    entry.missing = [exe for exe in entry.requires if shutil.which(exe) is None]
+    return entry
 
 
 def load_manifest(path: Path) -> list[Entry]:
@@ -168,37 +185,7 @@ def load_manifest(path: Path) -> list[Entry]:
     tables = data.get("entry")
     if not isinstance(tables, list) or not tables:
         raise ManifestError(path, "entry", "missing key (at least one [[entry]] table)")
-    entries = []
-    for i, table in enumerate(tables):
-        t = _check_table(path, i, table)
-        entries.append(
-            Entry(
-                name=t["name"],
-                language=t["language"],
-                kind=t["kind"],
-                description=t["description"],
-                requires=t["requires"],
-                build=t["build"],
-                run=t["run"],
-                artifacts=t["artifacts"],
-                version=t["version"],
-                ready=t.get("ready", "listening"),
-                config=t.get("config"),
-                command=t.get("command"),
-                test=t.get("test", []),
-                apt=t.get("apt", []),
-                install=t.get("install", []),
-                junit=t.get("junit", []),
-                runtime=t.get("runtime", []),
-                native=t.get("native", False),
-                warmup_s=t.get("warmup_s", 0),
-                floor=t.get("floor", DEFAULT_FLOOR),
-                folder=path.parent,
-                manifest=path,
-                missing=[exe for exe in t["requires"] if shutil.which(exe) is None],
-            )
-        )
-    return entries
+    return [_entry(path, i, table) for i, table in enumerate(tables)]
 
 
 def discover(repo: Path) -> list[Entry]:

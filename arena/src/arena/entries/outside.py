@@ -79,7 +79,7 @@ def outside_entry(command: str, path: str = "/", expect: int = 302, cwd: Path | 
 def ad_hoc(kind: type[Entry], name: str, language: str, description: str, run: str, folder: Path, flag: str):
     """An entry made from a command-line flag (--cmd, --url) rather than an entry.toml: a peer
     with nothing to build or require, its version `true`, ready when its port accepts."""
-    return kind(
+    entry = kind(
         name=name,
         language=language,
         kind="peer",
@@ -89,7 +89,7 @@ def ad_hoc(kind: type[Entry], name: str, language: str, description: str, run: s
         run=run,
         artifacts=[],
         version="true",
-        folder=folder,
-        manifest=Path(flag),
         ready="port",
     )
+    entry.folder, entry.manifest = folder, Path(flag)
+    return entry

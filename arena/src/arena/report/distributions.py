@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from statistics import median
 
-from ..core import results
-from ..core.distribution import FILE, PERCENTILES, Distribution
+from ..core.distribution import FILE, PERCENTILES, Distribution, upper_us
 from . import lines
 from .tables import Part, Section, Table
 
@@ -33,10 +32,10 @@ def _us(v: float | None) -> str:
 
 
 def read(run_dir: Path) -> list[Distribution]:
-    """Every distribution of the run's FILE (none when there is no file). Raises ValueError,
-    KeyError or TypeError on a line that is not one, OSError when it cannot be read."""
+    """Every distribution of the run's FILE (none when there is no file). Raises SchemaError
+    (a ValueError: `line N: PATH: reason`) on a line that is not one, OSError when it cannot be read."""
     path = run_dir / FILE
-    return [Distribution.load(d) for d in results.read_lines(path)] if path.is_file() else []
+    return Distribution.load_lines(path) if path.is_file() else []
 
 
 def curve(d: Distribution) -> list[tuple[float, float]]:
@@ -45,7 +44,7 @@ def curve(d: Distribution) -> list[tuple[float, float]]:
     for bucket in sorted(d.buckets):
         seen += d.buckets[bucket]
         q = min(seen / total, LAST_Q)
-        points.append((1 / (1 - q), 10 ** (bucket / 20)))
+        points.append((1 / (1 - q), upper_us(bucket)))
     return points
 
 
@@ -85,6 +84,6 @@ def parts(run_dir: Path) -> list[Part]:
     """The run's distributions as a part of its report; a file that cannot be read is said."""
     try:
         found = read(run_dir)
-    except (OSError, ValueError, KeyError, TypeError) as err:
+    except (OSError, ValueError) as err:
         return [Part(HEADING, f"{FILE} could not be read ({type(err).__name__}: {err}).", FILE, [])]
     return [Part(HEADING, METHOD, FILE, sections(found))] if found else []

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing_extensions import TypedDict  # pydantic reads typing's only from Python 3.12
+
 from ..entries.manifest import Entry
 
 COUNT = 21  # the spec's defaults, as every bench starts an entry
@@ -75,6 +77,18 @@ MODES: dict[str, StackMode] = {
 }
 
 
+class Described(TypedDict):
+    """A stack as stack.json's `stacks` keeps it (Stack.to_json)."""
+
+    name: str
+    kind: str
+    words: str
+    entry: str | None
+    transport: str | None
+    path: str
+    expect: int
+
+
 @dataclass
 class Stack:
     """What answers: nginx alone, nginx in front of an entry, or an entry that is nginx."""
@@ -87,7 +101,7 @@ class Stack:
     path: str = "/"
     expect: int = 302
 
-    def to_json(self) -> dict:
+    def to_json(self) -> Described:
         return {
             "name": self.name,
             "kind": self.kind,

@@ -31,11 +31,16 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pydantic import SerializerFunctionWrapHandler, model_serializer
+from typing_extensions import TypedDict  # pydantic reads typing's only from Python 3.12
 
 from ..core.model import Config
 from ..core.modes import Mode
+from ..core.schema import Declared, Num, required
 from ..entries.process import StartError
 from ..load import mix as mixes
 from ..load.driver import LoadError
@@ -52,6 +57,7 @@ from .define import (
     MODES,
     TARGETS,
     UPSTREAM_KEEPALIVE,
+    Described,
     Stack,
     StackError,
     StackMode,
@@ -70,20 +76,22 @@ __all__ += ["StackSample", "Target", "measure", "method_words", "order", "resolv
 
 
 @dataclass
-class StackSample:
+class StackSample(Declared):
+    """One sample in stack.json's `samples`."""
+
     stack: str
     mode: str
     rep: int
     requests: int  # answered during the measured period
-    duration_s: float
-    rps: float
-    p50_us: float | None
-    p99_us: float | None
+    duration_s: Num
+    rps: Num
+    p50_us: Num | None
+    p99_us: Num | None
     unexpected: int  # answers the load generator saw that were not of the expected status class
     socket_errors: int
-    cpu: dict[str, list[float]]  # process name -> [user s, kernel s], every process of the stack
-    client_cpu_s: float
-    wall_s: float
+    cpu: dict[str, list[Num]]  # process name -> [user s, kernel s], every process of the stack
+    client_cpu_s: Num
+    wall_s: Num
     peak_rss_bytes: int  # Σ VmHWM over the stack's processes
 
     @property
@@ -106,13 +114,6 @@ class StackSample:
             return None
         used = sum(v[1 if kernel else 0] for name, v in self.cpu.items() if (name == "nginx") == nginx)
         return used * 1e6 / self.requests
-
-    def to_json(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def load(cls, d: dict) -> StackSample:
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
 
 
 def measure(
@@ -180,28 +181,30 @@ def measure(
 # --- the whole measurement ----------------------------------------------------------------
 
 
-@dataclass
-class StackRun:
-    """Every sample of one `arena stack`, and what could not be measured."""
+class StackFailure(TypedDict):
+    stack: str
+    mode: str  # "all": the stack was not measured at all
+    rep: int
+    reason: str
 
-    config: dict
-    stacks: list[dict]
+
+@dataclass
+class StackRun(Declared):
+    """Every sample of one `arena stack`, and what could not be measured: stack.json, a
+    declared format (core/schema.py)."""
+
+    config: dict[str, Any]  # the options and constants it ran with (run() below)
+    stacks: list[Described]
     samples: list[StackSample] = field(default_factory=list)
-    failures: list[dict] = field(default_factory=list)  # {stack, mode, rep, reason}
+    failures: list[StackFailure] = field(default_factory=list)
     method: str = ""
 
-    def to_json(self) -> dict:
-        return {
-            "method": self.method,
-            "config": self.config,
-            "stacks": self.stacks,
-            "samples": [s.to_json() for s in self.samples],
-            "failures": self.failures,
-        }
+    _in_file = required("samples", "failures", "method")
 
-    @classmethod
-    def load(cls, d: dict) -> StackRun:
-        return cls(d["config"], d["stacks"], [StackSample.load(s) for s in d["samples"]], d["failures"], d["method"])
+    @model_serializer(mode="wrap")
+    def _written(self, handler: SerializerFunctionWrapHandler) -> dict:
+        """The method first."""
+        return {"method": self.method} | handler(self)
 
 
 def run(
