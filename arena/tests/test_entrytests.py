@@ -48,14 +48,13 @@ def test_with_jobs_two_folders_tests_run_at_once_and_one_folders_entries_one_aft
     (tmp_path / "spec" / "SPEC.md").write_text("spec")
     wait_for = "for i in $(seq 100); do {0} && break; sleep 0.05; done; {0}"  # at most 5 s
     # l1 passes only if r runs meanwhile; l2 (l1's folder) only if l1 has ended before it began.
-    # r waits for l1 to start, or to have seen r already (when r started first, l1 ends at once).
+    # r ends only once l1 has seen it running: no sleep decides the outcome, only the 5 s bound.
     left = tmp_path / "peers" / "left"
     left.mkdir(parents=True)
     l1 = "touch l1-running && " + wait_for.format("[ -e ../right/r-running ]") + " && touch l1-saw-r && rm l1-running"
     l2 = "test ! -e l1-running"
     (left / "entry.toml").write_text(ENTRY.format(name="l1", test=l1) + ENTRY.format(name="l2", test=l2))
-    l1_seen = "{ [ -e ../left/l1-running ] || [ -e ../left/l1-saw-r ]; }"
-    right = "touch r-running && " + wait_for.format(l1_seen) + " && sleep 0.5 && rm r-running"
+    right = "touch r-running && " + wait_for.format("[ -e ../left/l1-saw-r ]") + " && rm r-running"
     write_entry(tmp_path, "right", right)
     run = [sys.executable, "-m", "arena.cli", "--repo", str(tmp_path), "test", "--jobs", "2"]
     done = subprocess.run(run, capture_output=True, text=True, timeout=60)
