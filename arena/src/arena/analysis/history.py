@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core import results
 from ..core.model import Run
 from .stats import group_samples, median
 
@@ -75,13 +76,7 @@ def append(run: Run, repo: Path, results_dir: Path) -> Path:
 
 def read(path: Path) -> list[dict]:
     """Every line of a history file, oldest first; a line that is not JSON is skipped."""
-    lines = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        try:
-            lines.append(json.loads(raw))
-        except json.JSONDecodeError:
-            continue
-    return lines
+    return results.read_lines(path)
 
 
 @dataclass

@@ -101,15 +101,21 @@ def append_line(path: Path, doc: dict) -> None:
         os.fsync(f.fileno())
 
 
-def read_lines(path: Path) -> list[object]:
-    """The JSON lines of path; a line that does not parse (one cut short by a crash) is skipped."""
+def numbered_lines(path: Path) -> list[tuple[int, object]]:
+    """(line number from 1, its JSON) for each JSON line of path; a line that does not parse
+    (one cut short by a crash) is skipped."""
     out = []
-    for line in path.read_text().splitlines():
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
-            out.append(json.loads(line))
+            out.append((number, json.loads(line)))
         except ValueError:
             continue
     return out
+
+
+def read_lines(path: Path) -> list[object]:
+    """The JSON lines of path; a line that does not parse (one cut short by a crash) is skipped."""
+    return [doc for _, doc in numbered_lines(path)]
 
 
 def point_latest(results: Path, run_dir: Path) -> None:

@@ -18,6 +18,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError, model_validator
 
+from . import results
+
 Num = Annotated[int | float, Field(union_mode="smart")]  # an int stays an int
 OMIT_NONE = Field(exclude_if=lambda v: v is None)
 OMIT_EMPTY = Field(exclude_if=lambda v: not v)
@@ -109,11 +111,7 @@ class Declared:
         """One per JSON line of path, a line that does not parse (one cut short by a crash)
         skipped. Raises SchemaError `line N: PATH: reason`, OSError when path cannot be read."""
         out = []
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            try:
-                doc = json.loads(line)
-            except ValueError:
-                continue
+        for number, doc in results.numbered_lines(path):
             try:
                 out.append(cls.load(doc))
             except SchemaError as e:
