@@ -1,7 +1,7 @@
 """`arena test ENTRY…`: each entry's own tests (`test` in entry.toml, in its folder), their
 output kept (entries/logged.py) and shown; a failed entry's last lines repeated at the end.
 --jobs N runs N folders' tests at once (entries sharing a folder, as the js ones do, one after
-another in it), each entry's output then only in its log, with one closing line as it ends."""
+another in it), each entry's output then only in its log, with a closing line each as its folder's tests end."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def _run_tests(e: Entry, log_dir: Path, echo: bool) -> bool:
     show_default=True,
     metavar="N",
     help="N entries' tests at once, entries of one folder one after another; each entry's output "
-    "then goes to its log alone (results/logs/ENTRY.test.log), a closing line as it ends.",
+    "then goes to its log alone (results/logs/ENTRY.test.log), a closing line as its folder ends.",
 )
 @click.pass_context
 def test_cmd(ctx, entries, jobs):
@@ -66,23 +66,22 @@ def test_cmd(ctx, entries, jobs):
     for e in ready:
         by_folder.setdefault(e.folder, []).append(e)
 
-    def folder_tests(group: list[Entry]) -> list[str]:
-        """The group's entries, one after another, each with a closing line: those that failed."""
-        lost = []
+    def folder_tests(group: list[Entry]) -> list[tuple[Entry, bool, float]]:
+        """The group's entries, one after another: (entry, passed, seconds) for each."""
+        out = []
         for e in group:
             started = time.monotonic()
-            passed = _run_tests(e, log_dir, echo=jobs == 1)
-            if jobs > 1:
-                mark = "[green]ok[/]  " if passed else "[red]FAIL[/]"
-                elapsed = time.monotonic() - started
-                console.print(f"{mark} {e.name}: tests in {elapsed:.0f} s; log {log_dir / e.name}.test.log")
-            if not passed:
-                lost.append(e.name)
-        return lost
+            out.append((e, _run_tests(e, log_dir, echo=jobs == 1), time.monotonic() - started))
+        return out
 
-    groups = list(by_folder.values())
-    for lost in run_at_most(jobs, groups, folder_tests, lambda _group, _lost: None):
-        failed += lost
+    def closing_lines(_group, outcomes) -> None:
+        """With --jobs > 1 (the output then only in the logs): a line per entry as its folder ends."""
+        for e, passed, seconds in outcomes if jobs > 1 else []:
+            mark = "[green]ok[/]  " if passed else "[red]FAIL[/]"
+            console.print(f"{mark} {e.name}: tests in {seconds:.0f} s; log {log_dir / e.name}.test.log")
+
+    for outcomes in run_at_most(jobs, list(by_folder.values()), folder_tests, closing_lines):
+        failed += [e.name for e, passed, _ in outcomes if not passed]
     failed = list(dict.fromkeys(failed))
     for name in failed:
         log = log_dir / f"{name}.test.log"
