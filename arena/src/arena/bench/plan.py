@@ -21,13 +21,14 @@ VERIFY_AT_ONCE at a time; callgrind about 1.3 s per native entry and mode at the
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..core.model import Config
 from ..entries.manifest import Entry
 from ..entries.outside import Outside
 from ..entries.remote import Remote
-from ..load.warmup import warmup_s
+from ..load.warmup import MIN_SHARE, STEADY_WINDOWS, WINDOW_S, lead_seconds, warmup_s
 
 DURATION_S, WARMUP_S, REPETITIONS = 3, 1, 3
 QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
@@ -37,10 +38,21 @@ QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
 # entries (5 modes × 3 repetitions, verification, starts, callgrind) is about 48.8 min, and
 # 48.8 + 9 = 57.8 min; a pair costs two samples (9 s at the defaults, more for a JVM's warm-up).
 MAX_PAIRS = 10
-PAIR_BUDGET_S = 540.0
+PAIR_BUDGET_S = 420.0
 VERIFY_AT_ONCE = 3  # verifications at once: a peer's mostly waits for deadlines, not CPU
 VERIFY_S = {"ours": 13.0, "peer": 36.0}  # one entry's `arena verify`, measured
 VERIFY_QUICK_S = {"ours": 9.0, "peer": 33.0}
+# What a sample costs beyond its warm-up and load run, measured in run 20261128-135607 (quiet
+# 2-core KVM guest, 315 samples in 3581 s): 1.15 s for each fresh server (start, readiness,
+# the checked answers, the warm-up windows' gaps, stop), and its load run repeated, on the
+# same warm server, when its CPUs were stolen from (98 of the 315, 31%; measure.keep_unstolen).
+SAMPLE_OVERHEAD_S = 1.15
+# A warm-up's lead (warmup.py) runs as one wrk run what were 1 s windows, each of which cost this
+# beyond its second (28 Nov: 1 s runs took 1.2-1.6 s on the busy machine; at most 0.27 s on
+# the quiet one, where starts, checks and stops take the rest of SAMPLE_OVERHEAD_S).
+WINDOW_GAP_S = 0.25
+STEAL_REPEAT_SHARE = 0.31
+STEAL_REPEAT_EXTRA_S = 0.1  # a repeat's checks around its load run
 START_S = 0.5  # one timed start: exec, the first correct 302, stop (a JVM takes longer)
 INSTRUCTIONS_S = {True: 1.5, False: 6.0}  # callgrind per native entry and mode, by quick
 INSTRUCTION_MODES = 2
@@ -82,9 +94,31 @@ def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate
         samples=samples,
         verify_s=verify_s,
         starts_s=len(started) * cfg.startup_runs * START_S,
-        samples_s=sum(per_entry * cfg.seconds_per_sample(warmup_s(e, cfg)) for e in entries),
+        samples_s=sum(per_entry * sample_s(e, cfg) for e in entries),
         instructions_s=natives * INSTRUCTION_MODES * INSTRUCTIONS_S[cfg.quick],
     )
+
+
+def expected_warmup_s(bound_s: int) -> float:
+    """Seconds a warm-up bounded by bound_s is expected to run (warmup.until_steady): a bound too
+    short to judge runs whole; a judged one runs at least MIN_SHARE of it and ends when steady,
+    measured in run 20261128-135607 at 3.9 of 4 s (java), 6.7 of 8 (js-bun), 14.6 of 16
+    (java-seed) and 40.9 of 60 (spring-boot): 66.1 s for the four, against 66.0 s for halfway
+    between MIN_SHARE of the bound and the bound, the figure taken here."""
+    if bound_s < STEADY_WINDOWS * WINDOW_S:
+        return float(bound_s)
+    return bound_s * (1 + MIN_SHARE) / 2
+
+
+def sample_s(entry: Entry, cfg: Config) -> float:
+    """Seconds one sample of entry is expected to take with cfg: its warm-up, its load run, the
+    measured overhead of a fresh server, and the expected share of a steal repeat's load run."""
+    repeat = STEAL_REPEAT_SHARE * (cfg.duration_s + STEAL_REPEAT_EXTRA_S)
+    bound = warmup_s(entry, cfg)
+    judged = bound >= STEADY_WINDOWS * WINDOW_S
+    lead = lead_seconds(max(cfg.warmup_s, math.ceil(bound * MIN_SHARE))) if judged else 0
+    saved = max(0, lead - WINDOW_S) * WINDOW_GAP_S  # the lead's windows' gaps, in SAMPLE_OVERHEAD_S
+    return expected_warmup_s(bound) + cfg.duration_s + SAMPLE_OVERHEAD_S - saved + repeat
 
 
 def most_pairs_s(entries: list[Entry], cfg: Config) -> float:
@@ -96,7 +130,7 @@ def most_pairs_s(entries: list[Entry], cfg: Config) -> float:
         own = None if e.kind == "floor" else names.get(e.floor)  # a floor is its own
         partners = {p.name: p for p in (names.get(cfg.reference), own) if p is not None and p.name != e.name}
         for p in partners.values():
-            pair_s = cfg.seconds_per_sample(warmup_s(e, cfg)) + cfg.seconds_per_sample(warmup_s(p, cfg))
+            pair_s = sample_s(e, cfg) + sample_s(p, cfg)
             total += max(0, MAX_PAIRS - cfg.repetitions) * pair_s * len(cfg.modes)
     return total
 
