@@ -1,22 +1,27 @@
 """What `arena bench` will do and how long it will take, stated before it starts.
 
-The defaults keep the whole contest (about 18 entries, 5 modes) under 30 minutes on the
-2-core machine and `--quick` under 5. How they were chosen: a sample's own sampling error
-is negligible after a second of wrk (100 000 answers and more), while the shared machine's
-drift from minute to minute is what spreads the repetitions (2-second runs of 23 Nov on the
-busy machine: 15-40 % coefficient of variation; the quiet run of 22 Nov with 10-second runs:
-4-11 % min-max spread), and the gate treats 5 % as its noise floor. So the time goes into
-interleaved repetitions rather than long ones: 3 repetitions of 3 s after 1 s of warm-up
-(at least 1 s so that a JIT compiles the hot path before it is measured). --quick is a
-smoke test: 1 repetition of 1 s, no warm-up, but an entry's own `warmup_s` still applies (a
-JVM measured cold is wrong, not short): java 4 s, js-bun 8 s, java-seed 16 s and spring-boot
-60 s (each about twice what its CPU per request took to settle, 25 Nov) make --quick about
-12.6 min and the defaults about 49 min; a warm-up steady at half its bound ends sooner.
+The defaults plan the whole contest (21 entries, 5 modes) at 56.9 min on the 2-core machine
+(extra pairs 7 min of it, builds not counted) and `--quick` at 11.9. How they were chosen: a
+sample's own sampling error is negligible after a second of wrk (100 000 answers and more),
+while the shared machine's drift from minute to minute is what spreads the repetitions
+(2-second runs of 23 Nov on the busy machine: 15-40 % coefficient of variation; the quiet run
+of 22 Nov with 10-second runs: 4-11 % min-max spread), and the gate treats 5 % as its noise
+floor. So the time goes into interleaved repetitions rather than long ones: 3 repetitions of
+3 s after 1 s of warm-up (at least 1 s so that a JIT compiles the hot path before it is
+measured). --quick is a smoke test: 1 repetition of 1 s, no warm-up, but an entry's own
+`warmup_s` still applies (a JVM measured cold is wrong, not short): java 4 s, js-bun 8 s,
+java-seed 16 s and spring-boot 60 s (each about twice what its CPU per request took to settle,
+25 Nov); a warm-up steady at half its bound ends sooner.
 
-Measured costs (23 Nov 2026, the 2-core KVM guest): a sample takes its warm-up and duration
-plus 0.1-0.5 s (start, one checked answer, stop); `verify` 13 s for an `ours` entry (quick
-9 s) and 36 s for a peer (quick 33 s: its unanswered cases wait for their deadlines), run
-VERIFY_AT_ONCE at a time; callgrind about 1.3 s per native entry and mode at the quick count.
+Measured costs (run 20261128-135607, the quiet 2-core KVM guest, unless said): a sample takes
+its expected warm-up (expected_warmup_s), its duration, SAMPLE_OVERHEAD_S for the fresh
+server less what a warm-up's lead saves, and STEAL_REPEAT_SHARE of a load run repeated for
+steal (sample_s): so reckoned, that run's 315 samples come to 3465 s (before the repeat on
+the warm server and the lead, which it did not have) against the 3581 s they took; the plan
+it printed (4.5 s a sample) said 2678. `verify` 13 s for an `ours` entry (quick 9 s) and 36 s
+for a peer (quick 33 s: its unanswered cases wait for their deadlines), run VERIFY_AT_ONCE at
+a time (140 s for the 19 entries in that run, 151 planned); callgrind about 1.3 s per native
+entry and mode at the quick count. Each bench's own figures are in its run.json `timing`.
 """
 
 from __future__ import annotations
@@ -34,9 +39,12 @@ DURATION_S, WARMUP_S, REPETITIONS = 3, 1, 3
 QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
 # Extra rounds (workflows/bench.py): a ratio whose paired 95% interval is wider than ±3% gets
 # pairs of samples taken back to back, at most MAX_PAIRS pairs in all, within PAIR_BUDGET_S
-# for the whole run. The budget keeps a full bench under an hour here: the plan of the 21
-# entries (5 modes × 3 repetitions, verification, starts, callgrind) is about 48.8 min, and
-# 48.8 + 9 = 57.8 min; a pair costs two samples (9 s at the defaults, more for a JVM's warm-up).
+# for the whole run, the ranking modes' ratios first (pairing.next_round). The budget keeps
+# `arena bench` under an hour here: 49.9 min planned without it, and 49.9 + 7 = 56.9 min.
+# It buys about 30 pairs (13 s a pair at the defaults, more for a JVM's warm-up); at the
+# pair-to-pair spread of run 20261128-135607 (log ratios' sd 12% in keepalive-capped, 9% in
+# close-capped, median of 39 ratios each) a ratio needs about 90 pairs for ±3%, so the
+# budget narrows the ranking modes' intervals rather than bringing many to ±3%.
 MAX_PAIRS = 10
 PAIR_BUDGET_S = 420.0
 VERIFY_AT_ONCE = 3  # verifications at once: a peer's mostly waits for deadlines, not CPU
