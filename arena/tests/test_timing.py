@@ -51,3 +51,14 @@ def test_the_console_says_planned_and_took_and_where_the_samples_time_went():
     assert "samples 59 min 41 s, extra pairs 8 min 59 s, instruction counts 37 s" in said
     assert "363 samples: load runs 20 min 32 s, warm-ups 24 min 10 s, " in said
     assert "107 steal repeats 23 min 0 s (3.80 s a sample)" in said
+
+
+def test_the_report_says_planned_and_took_when_the_run_recorded_it():
+    from test_report import render_markdown
+
+    doc = json.loads(FIXTURE.read_text())
+    assert "The bench planned" not in render_markdown(doc)
+    doc["timing"] = Timing(planned_s=600, took_s=660, samples_s=500, sampled=30, load_s=90, warmup_s=60).to_json()
+    md = render_markdown(doc)
+    assert "The bench planned 10.0 min (builds not counted) and took 11.0 min: samples 8.3 min;" in md
+    assert "its 30 samples' load runs 1.5 min, warm-ups 1.0 min" in md
