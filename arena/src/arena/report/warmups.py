@@ -14,10 +14,10 @@ METHOD = (
     "Each sample's warm-up runs its own load (wrk, on the server's whole core, before any cap) in "
     "1-second windows and ends once the last three windows' server CPU per request (requests/s in runs "
     "that did not record it) are within 5% of each other, after the run's warm-up and at least half "
-    "of the bound, or at the bound (what runs before the first judgement is one run, the lead: the "
-    "first figure, at its last second), the longer of the run's warm-up and the entry's warmup_s: "
+    "of the bound, or at the bound, the longer of the run's warm-up and the entry's warmup_s: "
     "'steady' or 'at the bound (not steady)'. A cold JIT's throughput can look steady while its CPU "
-    "per request is still falling, which is why CPU decides. A bound under 3 s is one run, not judged, "
+    "per request is still falling, which is why CPU decides. What runs before the first judgement is one "
+    "run of wrk, the lead: the first figure, placed at its last second. A bound under 3 s is one run, not judged, "
     "and not shown."
 )
 
