@@ -1,6 +1,6 @@
 """What `arena bench` will do and how long it will take, stated before it starts.
 
-The defaults plan the whole contest (21 entries, 5 modes) at 56.9 min on the 2-core machine
+The defaults plan the whole contest (21 entries, 5 modes) at 56.5 min on the 2-core machine
 (extra pairs 7 min of it, builds not counted) and `--quick` at 11.9. How they were chosen: a
 sample's own sampling error is negligible after a second of wrk (100 000 answers and more),
 while the shared machine's drift from minute to minute is what spreads the repetitions
@@ -40,7 +40,7 @@ QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
 # Extra rounds (workflows/bench.py): a ratio whose paired 95% interval is wider than ±3% gets
 # pairs of samples taken back to back, at most MAX_PAIRS pairs in all, within PAIR_BUDGET_S
 # for the whole run, the ranking modes' ratios first (pairing.next_round). The budget keeps
-# `arena bench` under an hour here: 49.9 min planned without it, and 49.9 + 7 = 56.9 min.
+# `arena bench` under an hour here: 49.5 min planned without it, and 49.5 + 7 = 56.5 min.
 # It buys about 30 pairs (13 s a pair at the defaults, more for a JVM's warm-up); at the
 # pair-to-pair spread of run 20261128-135607 (log ratios' sd 12% in keepalive-capped, 9% in
 # close-capped, median of 39 ratios each) a ratio needs about 90 pairs for ±3%, so the
@@ -62,7 +62,7 @@ WINDOW_GAP_S = 0.25
 STEAL_REPEAT_SHARE = 0.31
 STEAL_REPEAT_EXTRA_S = 0.1  # a repeat's checks around its load run
 START_S = 0.5  # one timed start: exec, the first correct 302, stop (a JVM takes longer)
-INSTRUCTIONS_S = {True: 1.5, False: 6.0}  # callgrind per native entry and mode, by quick
+INSTRUCTIONS_S = {True: 1.5, False: 3.7}  # callgrind per native entry and mode, by quick (default: 10 in 37 s, 28 Nov)
 INSTRUCTION_MODES = 2
 DESCRIBE_S = 6.0  # the machine's description (compilers' --version) and the reports
 
