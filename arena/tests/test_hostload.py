@@ -68,11 +68,10 @@ def stolen(share: float | None) -> Sample:
         ([0.05, 0.03], 2, 0.03, 0.05),  # stolen twice: kept (flagged by the report), not a third time
     ],
 )
-def test_a_sample_under_steal_is_repeated_once_and_the_repeat_kept(monkeypatch, shares, calls, kept, retry):
+def test_a_load_run_under_steal_is_repeated_once_and_the_repeat_kept(shares, calls, kept, retry):
     made = iter(shares)
     seen = []
-    monkeypatch.setattr(bench, "measure_once", lambda *a: seen.append(a) or stolen(next(made)))
-    s = bench.measure_sample(None, "keepalive", 0, None, {})
+    s = bench.keep_unstolen(lambda: seen.append(1) or stolen(next(made)))
     assert (len(seen), s.steal_share, s.steal_retry) == (calls, kept, retry)
 
 

@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from arena.analysis.pairing import wide_pairs
+from arena.analysis.compare import PairedRatio
+from arena.analysis.pairing import next_round, reachable, wide_pairs
 from arena.core.model import Run
 
 MODE = "keepalive-capped"
@@ -129,3 +130,31 @@ def test_only_the_ratio_wider_than_three_percent_is_listed_each_two_entries_once
 
 def test_a_ratio_with_its_most_pairs_already_is_not_listed():
     assert wide_pairs(SAMPLE_RUN, SAMPLE_LIVE, most=3) == []  # the fixture's three rounds are three pairs
+
+
+def item(mode: str, name: str, half_width: float | None, pairs: int = 3, partner: str = "floor"):
+    r = None if half_width is None else PairedRatio(1.0, 1.0 - half_width, 1.0 + half_width, pairs)
+    return (half_width or float("inf"), mode, SimpleNamespace(name=name), SimpleNamespace(name=partner), r)
+
+
+def test_the_ranking_modes_ratios_get_the_extra_rounds_before_any_other_keepalive_capped_first():
+    wide = [item("keepalive", "a", 0.04), item("close-capped", "b", 0.04), item("keepalive-capped", "c", 0.04)]
+    assert [x[2].name for x in next_round(wide, 10)] == ["c"]
+    assert [x[2].name for x in next_round(wide[:2], 10)] == ["b"]
+    assert [x[2].name for x in next_round(wide[:1], 10)] == ["a"]
+    assert next_round([], 10) == []
+
+
+def test_a_ratio_too_noisy_to_reach_3_percent_waits_until_no_reachable_one_is_left():
+    # ±20% after 3 pairs narrows to about ±11% by 10: out of reach; ±5% narrows to ±2.7%
+    noisy, close = item("keepalive-capped", "spring-boot", 0.20), item("keepalive", "go", 0.05)
+    assert not reachable(noisy[4], 10) and reachable(close[4], 10) and reachable(None, 10)
+    assert [x[2].name for x in next_round([noisy, close], 10)] == ["go"]
+    assert [x[2].name for x in next_round([noisy], 10)] == ["spring-boot"]
+
+
+def test_within_a_round_the_cheapest_pair_comes_first_then_the_widest():
+    wide = [item("keepalive-capped", n, w) for n, w in (("java-seed", 0.05), ("c", 0.04), ("rust", 0.05))]
+    cost = {"java-seed": 40.0, "c": 12.0, "rust": 12.0}
+    got = next_round(wide, 10, lambda e, _other: cost[e.name])
+    assert [x[2].name for x in got] == ["rust", "c", "java-seed"]

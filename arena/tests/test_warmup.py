@@ -11,13 +11,21 @@ from arena.load import warmup
 from arena.report import build, markdown, warmups
 
 
-def stand_in(rates: list[float]):
-    """run_window returning rates in order, recording the seconds asked."""
+def stand_in(rates: list):
+    """run_window over per-second figures (numbers or Windows): a call of n seconds gives the
+    mean of the next n (a lead averages its seconds, as one run of wrk would); records the
+    seconds asked."""
     asked = []
 
-    def run_window(seconds: int) -> float:
+    def run_window(seconds: int):
+        start = sum(asked)
         asked.append(seconds)
-        return rates[len(asked) - 1]
+        span = rates[start : start + seconds]
+        if not isinstance(span[0], warmup.Window):
+            return sum(span) / len(span)
+        cpu = [w.cpu_us for w in span]
+        mean_cpu = None if None in cpu else round(sum(cpu) / len(cpu), 3)
+        return warmup.Window(sum(w.rps for w in span) / len(span), mean_cpu)
 
     return run_window, asked
 
@@ -25,19 +33,20 @@ def stand_in(rates: list[float]):
 def test_a_jit_warms_up_until_three_windows_agree_within_five_percent():
     run_window, asked = stand_in([3_000, 9_000, 20_000, 24_000, 25_000, 25_500, 25_200, 25_300, 1])
     got = warmup.until_steady(run_window, bound_s=15, minimum_s=1)  # at least 8 s: half the bound
-    assert got.rps == [3_000, 9_000, 20_000, 24_000, 25_000, 25_500, 25_200, 25_300] and got.steady is True
-    assert asked == [1] * 8
+    # seconds 1-5 are one run, the lead (the rule can judge only from second 8), then 1 s windows
+    assert got.rps == [16_200, 25_500, 25_200, 25_300] and got.steady is True and got.lead_s == 5
+    assert asked == [5, 1, 1, 1] and got.seconds == 8
 
 
 def test_a_curve_that_never_settles_stops_at_the_bound_and_says_so():
     run_window, asked = stand_in([1_000 * 2**i for i in range(20)])
     got = warmup.until_steady(run_window, bound_s=10, minimum_s=1)
-    assert got.steady is False and len(got.rps) == 10 and sum(asked) == 10
+    assert got.steady is False and got.seconds == 10 and sum(asked) == 10 and asked[0] == 2
 
 
 def test_the_run_warmup_is_a_minimum_even_when_steady_at_once():
     run_window, _ = stand_in([100.0] * 10)
-    assert len(warmup.until_steady(run_window, bound_s=10, minimum_s=5).rps) == 5
+    assert warmup.until_steady(run_window, bound_s=10, minimum_s=5).seconds == 5
 
 
 def test_a_bound_under_three_seconds_is_one_run_not_judged():
@@ -56,7 +65,7 @@ def test_cpu_per_request_decides_when_every_window_has_it_so_a_cold_plateau_is_n
     got = warmup.until_steady(run_window, bound_s=15, minimum_s=1)
     assert got.steady is True and got.judged_on == "cpu"
     assert got.seconds == 12 and got.cpu_us[-3:] == [53.7, 55.7, 54.2]
-    assert got.rps == rps[:12]
+    assert got.rps == [sum(rps[:5]) / 5, *rps[5:12]]  # the lead (seconds 1-5), then the windows
     # the same requests/s alone end it at second 5, cold, once half a bound of 6 s has run
     run_window, _ = stand_in(rps)
     assert warmup.until_steady(run_window, bound_s=6, minimum_s=1).seconds == 5
@@ -111,3 +120,14 @@ def test_the_windows_go_through_run_json_and_the_report_shows_them():
         "3.0k, 20.0k, 24.0k, 24.5k, 24.2k",
     ]
     assert part.sections[0].charts and "## Warm-up until steady" in markdown.render(build(again), [part])
+
+
+def test_a_lead_shifts_the_report_seconds():
+    doc = json.loads((Path(__file__).parent / "fixtures" / "run_sample.json").read_text())
+    run = Run.load(doc)
+    s = run.samples[0]
+    s.warmup_rps, s.warmup_steady, s.warmup_cpu_us, s.warmup_lead_s = [900.0, 1000.0, 1000.0, 1000.0], True, None, 5
+    again = Run.load(run.to_json())
+    assert again.samples[0].warmup_lead_s == 5 and "warmup_lead_s" not in again.to_json()["samples"][1]
+    (part,) = warmups.parts(again)
+    assert part.sections[0].table.rows[0][3] == "8"  # a 5 s lead and three 1 s windows

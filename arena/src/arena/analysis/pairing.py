@@ -16,7 +16,11 @@ from typing import Protocol, TypeVar
 
 from ..core.model import Run
 from ..core.sample import Sample
-from .compare import PairedRatio, paired_ratio
+from .compare import HALF_WIDTH, PairedRatio, paired_ratio
+
+# The modes the README ranks on, in the order the extra rounds' budget serves them: keep-alive
+# capped first, then a new connection per request capped; every other mode after, as one.
+RANKED_MODES = ("keepalive-capped", "close-capped")
 
 
 def pairs_of(run: Run, mode: str, entry: str, partner: str) -> list[tuple[Sample, Sample]]:
@@ -97,3 +101,37 @@ def wide_pairs(
                     width = r.half_width if r is not None and r.half_width is not None else float("inf")
                     out.append((width, mode_name, e, other, r))
     return sorted(out, key=lambda x: (-x[0], x[1], x[2].name, x[3].name))
+
+
+def reachable(r: PairedRatio | None, most: int) -> bool:
+    """Whether the ratio's interval can be expected within ±HALF_WIDTH by `most` pairs: its
+    half-width now, narrowed as 1/√pairs (a median's standard error), is within HALF_WIDTH at
+    `most` pairs. Unknown (fewer than 2 pairs): True, it has to be measured to be known."""
+    if r is None or r.half_width is None:
+        return True
+    return r.half_width * (r.pairs / most) ** 0.5 <= HALF_WIDTH
+
+
+def _mode_rank(mode: str) -> int:
+    return RANKED_MODES.index(mode) if mode in RANKED_MODES else len(RANKED_MODES)
+
+
+def next_round(
+    wide: list[tuple[float, str, Subject, Subject, PairedRatio | None]],
+    most: int,
+    cost: Callable[[Subject, Subject], float] = lambda _e, _other: 0.0,
+) -> list[tuple[float, str, Subject, Subject, PairedRatio | None]]:
+    """The ratios the next extra round gives one pair each, from wide_pairs' list: the first
+    group in budget order, cheapest pair first (cost: its seconds), then widest. The groups:
+    the ratios that can reach ±HALF_WIDTH by `most` pairs (reachable) before those that
+    cannot, and within each, the RANKED_MODES in their order before every other mode. So the
+    ranking modes' ratios reach ±3% before any other gets a pair, and a ratio too noisy to
+    reach it takes the budget only once no other can use it."""
+
+    def group(item) -> tuple[int, int]:
+        return (0 if reachable(item[4], most) else 1, _mode_rank(item[1]))
+
+    if not wide:
+        return []
+    first = min(group(x) for x in wide)
+    return sorted((x for x in wide if group(x) == first), key=lambda x: (cost(x[2], x[3]), -x[0]))

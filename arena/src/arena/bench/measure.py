@@ -23,6 +23,7 @@ from ..load.driver import LoadError
 from ..load.interleave import Step, order
 from ..load.warmup import Window, until_steady, warmup_s
 from ..load.wrk import run_wrk, wrk_argv, wrk_rps, wrk_script
+from . import plan
 
 WRONG_FOR_S = 3.0  # a start that answers only wrongly for this long has failed (a 502 while a backend starts passes)
 
@@ -79,15 +80,23 @@ def _machine_fault(dropped_before: int | None) -> str:
 
 
 def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
-    """One sample (measure_once), repeated once when its CPUs were stolen from beyond
-    modes.STEAL_LIMIT (a VM's steal time: the neighbour, not the server): the repeat is kept
-    whatever it shows, with steal_retry the first one's steal share, and the report flags it
-    if it is stolen too. Raises SampleError."""
-    sample = measure_once(entry, mode_name, rep, cfg, scripts)
+    """One sample (measure_once); its load run repeated once on the same warm server when its
+    CPUs were stolen from beyond modes.STEAL_LIMIT (keep_unstolen). Raises SampleError."""
+    return measure_once(entry, mode_name, rep, cfg, scripts)
+
+
+def keep_unstolen(load: Callable[[], Sample]) -> Sample:
+    """load() once, and once more when its CPUs were stolen from beyond modes.STEAL_LIMIT (a
+    VM's steal time: the neighbour, not the server): the repeat is kept whatever it shows, with
+    steal_retry the first one's steal share, and the report flags it if it is stolen too.
+    The repeat is one more load run on the same warm server (its start and warm-up are not
+    repeated: 107 of 363 samples were repeated in run 20261128-135607, and their fresh
+    starts and warm-ups cost 518 s of its 72 min)."""
+    sample = load()
     if not sample.under_steal:
         return sample
     first = sample.steal_share
-    sample = measure_once(entry, mode_name, rep, cfg, scripts)
+    sample = load()
     sample.steal_retry = first
     return sample
 
@@ -120,6 +129,7 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
     alone. A running server is never started, capped or stopped; its CPU and memory are its
     --pid's tree's, else None. Raises SampleError for anything the entry (or, for conntrack,
     the machine) did wrong."""
+    began = time.monotonic()
     m = mode(mode_name)
     remote = entry if isinstance(entry, Remote) else None
     if remote and m.capped:
@@ -150,27 +160,41 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
                 return Window(wrk_rps(wrk))
             return Window(wrk_rps(wrk), round((after - before) * 1e6 / wrk["requests"], 3))
 
+        warm_began = time.monotonic()
         warmed = until_steady(warm_window, warmup_s(entry, cfg), cfg.warmup_s)
+        warmed_at = time.monotonic()
         if not remote and (m.capped or cfg.cpu_quota is not None):  # every mode's CPU in one cgroup, if it can
             cap = CpuCap.create(cfg.cpu_quota if m.capped else None)
             cap.add(server.tree_pids())
         tracked = None if remote else notrack.tracked()
-        cpu_before, jiffies_before = server.cpu_seconds(), hostload.Jiffies.read()
-        cgroup_before = cap.usage_s() if cap else None
-        wrk, client_cpu, wall = run_wrk(wrk_argv(url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
-        cpu_after = server.cpu_seconds()
-        cgroup_after = cap.usage_s() if cap else None
-        cpus = _cpus(cfg.client_cpus) if remote else _cpus(cfg.server_cpus) + _cpus(cfg.client_cpus)
-        steal = hostload.steal_share(jiffies_before, hostload.Jiffies.read(), cpus)
-        load = hostload.load_1m()
-        peak_rss, pss = server.peak_rss_bytes(), server.pss_bytes()
-        gone = server.exited()  # "exited with status 3", "process 7 (--pid) exited"
-        if gone:
-            raise SampleError(gone.replace("exited", "exited during the run", 1), tail())
-        check_answer(server, "after the run", tail)
-        if not wrk["requests"]:
-            errors = ", ".join(f"{k} {n}" for k, n in wrk["errors"].items() if n) or "none"
-            raise SampleError(f"answered no request during the run (wrk's errors: {errors})", tail())
+        limit = cfg.cpu_quota if m.capped else 1.0
+
+        def load() -> Sample:
+            """One measured wrk run on the warm server, checked after; raises SampleError."""
+            cpu_before, jiffies_before = server.cpu_seconds(), hostload.Jiffies.read()
+            cgroup_before = cap.usage_s() if cap else None
+            wrk, client_cpu, wall = run_wrk(wrk_argv(url, m, cfg.duration_s, cfg, scripts[mode_name]), cfg.duration_s)
+            cpu_after = server.cpu_seconds()
+            cgroup_after = cap.usage_s() if cap else None
+            cpus = _cpus(cfg.client_cpus) if remote else _cpus(cfg.server_cpus) + _cpus(cfg.client_cpus)
+            steal = hostload.steal_share(jiffies_before, hostload.Jiffies.read(), cpus)
+            load_1m = hostload.load_1m()
+            peak_rss, pss = server.peak_rss_bytes(), server.pss_bytes()
+            gone = server.exited()  # "exited with status 3", "process 7 (--pid) exited"
+            if gone:
+                raise SampleError(gone.replace("exited", "exited during the run", 1), tail())
+            check_answer(server, "after the run", tail)
+            if not wrk["requests"]:
+                errors = ", ".join(f"{k} {n}" for k, n in wrk["errors"].items() if n) or "none"
+                raise SampleError(f"answered no request during the run (wrk's errors: {errors})", tail())
+            server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+            got = Sample.from_wrk(entry.name, mode_name, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss, limit)
+            got.steal_share, got.load_1m, got.tracked = steal, load_1m, tracked
+            if cgroup_before is not None and cgroup_after is not None:
+                got.cgroup_cpu_s = round(cgroup_after - cgroup_before, 6)
+            return got
+
+        sample = keep_unstolen(load)
     except (SampleError, LoadError, CapError) as err:
         reason, tail_text = (err.reason, err.tail) if isinstance(err, SampleError) else (str(err), tail())
         raise SampleError(_machine_fault(dropped_before) or reason, tail_text) from None
@@ -182,14 +206,11 @@ def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: d
     fault = _machine_fault(dropped_before)
     if fault:
         raise SampleError(fault)
-    server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-    limit = cfg.cpu_quota if m.capped else 1.0
-    sample = Sample.from_wrk(entry.name, mode_name, rep, wrk, client_cpu, wall, server_cpu, peak_rss, pss, limit)
     sample.warmup_rps, sample.warmup_steady = warmed.rps or None, warmed.steady
     sample.warmup_cpu_us = warmed.cpu_us or None
-    sample.steal_share, sample.load_1m, sample.tracked = steal, load, tracked
-    if cgroup_before is not None and cgroup_after is not None:
-        sample.cgroup_cpu_s = round(cgroup_after - cgroup_before, 6)
+    sample.warmup_lead_s = warmed.lead_s or None
+    sample.warmup_took_s = round(warmed_at - warm_began, 3)
+    sample.took_s = round(time.monotonic() - began, 3)
     return sample
 
 
@@ -214,7 +235,7 @@ class Plan:
 
     def seconds(self, start: int = 0, stop: int | None = None) -> float:
         """The expected seconds of steps[start:stop] (all of them by default)."""
-        return sum(self.cfg.seconds_per_sample(warmup_s(s.subject, self.cfg)) for s in self.steps[start:stop])
+        return sum(plan.sample_s(s.subject, self.cfg) for s in self.steps[start:stop])
 
 
 def scripts_for(cfg: Config) -> dict[str, Path]:

@@ -1,48 +1,68 @@
 """What `arena bench` will do and how long it will take, stated before it starts.
 
-The defaults keep the whole contest (about 18 entries, 5 modes) under 30 minutes on the
-2-core machine and `--quick` under 5. How they were chosen: a sample's own sampling error
-is negligible after a second of wrk (100 000 answers and more), while the shared machine's
-drift from minute to minute is what spreads the repetitions (2-second runs of 23 Nov on the
-busy machine: 15-40 % coefficient of variation; the quiet run of 22 Nov with 10-second runs:
-4-11 % min-max spread), and the gate treats 5 % as its noise floor. So the time goes into
-interleaved repetitions rather than long ones: 3 repetitions of 3 s after 1 s of warm-up
-(at least 1 s so that a JIT compiles the hot path before it is measured). --quick is a
-smoke test: 1 repetition of 1 s, no warm-up, but an entry's own `warmup_s` still applies (a
-JVM measured cold is wrong, not short): java 4 s, js-bun 8 s, java-seed 16 s and spring-boot
-60 s (each about twice what its CPU per request took to settle, 25 Nov) make --quick about
-12.6 min and the defaults about 49 min; a warm-up steady at half its bound ends sooner.
+The defaults plan the whole contest (21 entries, 5 modes) at 56.5 min on the 2-core machine
+(extra pairs 7 min of it, builds not counted) and `--quick` at 11.9. How they were chosen: a
+sample's own sampling error is negligible after a second of wrk (100 000 answers and more),
+while the shared machine's drift from minute to minute is what spreads the repetitions
+(2-second runs of 23 Nov on the busy machine: 15-40 % coefficient of variation; the quiet run
+of 22 Nov with 10-second runs: 4-11 % min-max spread), and the gate treats 5 % as its noise
+floor. So the time goes into interleaved repetitions rather than long ones: 3 repetitions of
+3 s after 1 s of warm-up (at least 1 s so that a JIT compiles the hot path before it is
+measured). --quick is a smoke test: 1 repetition of 1 s, no warm-up, but an entry's own
+`warmup_s` still applies (a JVM measured cold is wrong, not short): java 4 s, js-bun 8 s,
+java-seed 16 s and spring-boot 60 s (each about twice what its CPU per request took to settle,
+25 Nov); a warm-up steady at half its bound ends sooner.
 
-Measured costs (23 Nov 2026, the 2-core KVM guest): a sample takes its warm-up and duration
-plus 0.1-0.5 s (start, one checked answer, stop); `verify` 13 s for an `ours` entry (quick
-9 s) and 36 s for a peer (quick 33 s: its unanswered cases wait for their deadlines), run
-VERIFY_AT_ONCE at a time; callgrind about 1.3 s per native entry and mode at the quick count.
+Measured costs (run 20261128-135607, the quiet 2-core KVM guest, unless said): a sample takes
+its expected warm-up (expected_warmup_s), its duration, SAMPLE_OVERHEAD_S for the fresh
+server less what a warm-up's lead saves, and STEAL_REPEAT_SHARE of a load run repeated for
+steal (sample_s): so reckoned, that run's 315 samples come to 3465 s (before the repeat on
+the warm server and the lead, which it did not have) against the 3581 s they took; the plan
+it printed (4.5 s a sample) said 2678. `verify` 13 s for an `ours` entry (quick 9 s) and 36 s
+for a peer (quick 33 s: its unanswered cases wait for their deadlines), run VERIFY_AT_ONCE at
+a time (140 s for the 19 entries in that run, 151 planned); callgrind about 1.3 s per native
+entry and mode at the quick count. Each bench's own figures are in its run.json `timing`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..core.model import Config
 from ..entries.manifest import Entry
 from ..entries.outside import Outside
 from ..entries.remote import Remote
-from ..load.warmup import warmup_s
+from ..load.warmup import MIN_SHARE, STEADY_WINDOWS, WINDOW_S, lead_seconds, warmup_s
 
 DURATION_S, WARMUP_S, REPETITIONS = 3, 1, 3
 QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
 # Extra rounds (workflows/bench.py): a ratio whose paired 95% interval is wider than ±3% gets
 # pairs of samples taken back to back, at most MAX_PAIRS pairs in all, within PAIR_BUDGET_S
-# for the whole run. The budget keeps a full bench under an hour here: the plan of the 21
-# entries (5 modes × 3 repetitions, verification, starts, callgrind) is about 48.8 min, and
-# 48.8 + 9 = 57.8 min; a pair costs two samples (9 s at the defaults, more for a JVM's warm-up).
+# for the whole run, the ranking modes' ratios first (pairing.next_round). The budget keeps
+# `arena bench` under an hour here: 49.5 min planned without it, and 49.5 + 7 = 56.5 min.
+# It buys about 30 pairs (13 s a pair at the defaults, more for a JVM's warm-up); at the
+# pair-to-pair spread of run 20261128-135607 (log ratios' sd 12% in keepalive-capped, 9% in
+# close-capped, median of 39 ratios each) a ratio needs about 90 pairs for ±3%, so the
+# budget narrows the ranking modes' intervals rather than bringing many to ±3%.
 MAX_PAIRS = 10
-PAIR_BUDGET_S = 540.0
+PAIR_BUDGET_S = 420.0
 VERIFY_AT_ONCE = 3  # verifications at once: a peer's mostly waits for deadlines, not CPU
 VERIFY_S = {"ours": 13.0, "peer": 36.0}  # one entry's `arena verify`, measured
 VERIFY_QUICK_S = {"ours": 9.0, "peer": 33.0}
+# What a sample costs beyond its warm-up and load run, measured in run 20261128-135607 (quiet
+# 2-core KVM guest, 315 samples in 3581 s): 1.15 s for each fresh server (start, readiness,
+# the checked answers, the warm-up windows' gaps, stop), and its load run repeated, on the
+# same warm server, when its CPUs were stolen from (98 of the 315, 31%; measure.keep_unstolen).
+SAMPLE_OVERHEAD_S = 1.15
+# A warm-up's lead (warmup.py) runs as one wrk run what were 1 s windows, each of which cost this
+# beyond its second (28 Nov: 1 s runs took 1.2-1.6 s on the busy machine; at most 0.27 s on
+# the quiet one, where starts, checks and stops take the rest of SAMPLE_OVERHEAD_S).
+WINDOW_GAP_S = 0.25
+STEAL_REPEAT_SHARE = 0.31
+STEAL_REPEAT_EXTRA_S = 0.1  # a repeat's checks around its load run
 START_S = 0.5  # one timed start: exec, the first correct 302, stop (a JVM takes longer)
-INSTRUCTIONS_S = {True: 1.5, False: 6.0}  # callgrind per native entry and mode, by quick
+INSTRUCTIONS_S = {True: 1.5, False: 3.7}  # callgrind per native entry and mode, by quick (default: 10 in 37 s, 28 Nov)
 INSTRUCTION_MODES = 2
 DESCRIBE_S = 6.0  # the machine's description (compilers' --version) and the reports
 
@@ -82,9 +102,31 @@ def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate
         samples=samples,
         verify_s=verify_s,
         starts_s=len(started) * cfg.startup_runs * START_S,
-        samples_s=sum(per_entry * cfg.seconds_per_sample(warmup_s(e, cfg)) for e in entries),
+        samples_s=sum(per_entry * sample_s(e, cfg) for e in entries),
         instructions_s=natives * INSTRUCTION_MODES * INSTRUCTIONS_S[cfg.quick],
     )
+
+
+def expected_warmup_s(bound_s: int) -> float:
+    """Seconds a warm-up bounded by bound_s is expected to run (warmup.until_steady): a bound too
+    short to judge runs whole; a judged one runs at least MIN_SHARE of it and ends when steady,
+    measured in run 20261128-135607 at 3.9 of 4 s (java), 6.7 of 8 (js-bun), 14.6 of 16
+    (java-seed) and 40.9 of 60 (spring-boot): 66.1 s for the four, against 66.0 s for halfway
+    between MIN_SHARE of the bound and the bound, the figure taken here."""
+    if bound_s < STEADY_WINDOWS * WINDOW_S:
+        return float(bound_s)
+    return bound_s * (1 + MIN_SHARE) / 2
+
+
+def sample_s(entry: Entry, cfg: Config) -> float:
+    """Seconds one sample of entry is expected to take with cfg: its warm-up, its load run, the
+    measured overhead of a fresh server, and the expected share of a steal repeat's load run."""
+    repeat = STEAL_REPEAT_SHARE * (cfg.duration_s + STEAL_REPEAT_EXTRA_S)
+    bound = warmup_s(entry, cfg)
+    judged = bound >= STEADY_WINDOWS * WINDOW_S
+    lead = lead_seconds(max(cfg.warmup_s, math.ceil(bound * MIN_SHARE))) if judged else 0
+    saved = max(0, lead - WINDOW_S) * WINDOW_GAP_S  # the lead's windows' gaps, in SAMPLE_OVERHEAD_S
+    return expected_warmup_s(bound) + cfg.duration_s + SAMPLE_OVERHEAD_S - saved + repeat
 
 
 def most_pairs_s(entries: list[Entry], cfg: Config) -> float:
@@ -96,7 +138,7 @@ def most_pairs_s(entries: list[Entry], cfg: Config) -> float:
         own = None if e.kind == "floor" else names.get(e.floor)  # a floor is its own
         partners = {p.name: p for p in (names.get(cfg.reference), own) if p is not None and p.name != e.name}
         for p in partners.values():
-            pair_s = cfg.seconds_per_sample(warmup_s(e, cfg)) + cfg.seconds_per_sample(warmup_s(p, cfg))
+            pair_s = sample_s(e, cfg) + sample_s(p, cfg)
             total += max(0, MAX_PAIRS - cfg.repetitions) * pair_s * len(cfg.modes)
     return total
 

@@ -175,6 +175,34 @@ class Pair(Declared):
     partner_rep: int
 
 
+@dataclass
+class Timing(Declared):
+    """Where a bench's time went (workflows/bench.py), in wall seconds, beside what its plan
+    said (bench/plan.py): the stages in the order they ran, then the samples' parts (their
+    sum is samples_s + pairs_s less the time between samples)."""
+
+    planned_s: Num  # the plan's estimate, builds not counted
+    took_s: Num  # from the plan's print to the end of the instruction counts, builds included
+    builds_s: Num = 0
+    verify_s: Num = 0
+    starts_s: Num = 0
+    samples_s: Num = 0  # the plan's samples, waits for conntrack room included
+    pairs_s: Num = 0  # the extra rounds
+    instructions_s: Num = 0
+    sampled: int = 0  # samples measured or failed, extra rounds included
+    load_s: Num = 0  # the kept load runs (wall_s)
+    warmup_s: Num = 0  # the warm-ups (warmup_took_s)
+    steal_repeats: int = 0  # load runs repeated for steal (their time is in overhead_s)
+    conntrack_wait_s: Num = 0  # waits for room in the conntrack table
+    overhead_s: Num = 0  # the rest of each sample: start, checks, stop, a steal repeat's load run
+
+    def phases(self) -> list[tuple[str, float]]:
+        """(what, seconds) of each stage, for the console."""
+        names = ("builds", "verification", "starts", "samples", "extra pairs", "instruction counts")
+        spent = (self.builds_s, self.verify_s, self.starts_s, self.samples_s, self.pairs_s, self.instructions_s)
+        return list(zip(names, spent, strict=True))
+
+
 def journal_line(item: Sample | Failure) -> dict:
     """One line of the JOURNAL for a sample or a failure."""
     return {"sample": item.to_json()} if isinstance(item, Sample) else {"failure": item.to_json()}
@@ -197,6 +225,7 @@ class Run(Declared):
     # run.json is the one written before the samples and the JOURNAL holds them); None: it did.
     unfinished: Annotated[str | None, OMIT_EMPTY] = None
     pairs: Annotated[list[Pair], OMIT_EMPTY] = field(default_factory=list)  # the extra rounds' (absent: none)
+    timing: Annotated[Timing | None, OMIT_NONE] = None  # where the bench's time went (absent: not recorded)
 
     def entry(self, name: str) -> EntryRecord | None:
         return next((e for e in self.entries if e.name == name), None)

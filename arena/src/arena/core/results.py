@@ -24,6 +24,9 @@ changes meaning or type, and keep reading the older versions):
   under steal above modes.STEAL_LIMIT: that one's steal_share) and samples[].cgroup_cpu_s
   (capped modes: the server's CPU seconds from its cgroup's counter, v1 cpuacct.usage or v2
   cpu.stat usage_usec, beside server_cpu_s from /proc), each absent when not recorded;
+  samples[].took_s and samples[].warmup_took_s (wall seconds of the whole sample and of its
+  warm-up) and timing (each phase's wall seconds and the plan's estimate, model.Timing),
+  absent in runs before they were recorded;
   config.mix (the request mix wrk sent, mix.py; absent: default, every request GET /);
   entries[].url, .pid and .unknown (a running server measured by `arena bench --url`: its
   URL, its process or null, what the run could not know of it in words), whose samples may

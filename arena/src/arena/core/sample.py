@@ -64,10 +64,18 @@ class Sample(Declared):
     warmup_rps: Annotated[list[Num] | None, OMIT_NONE] = None  # the warm-up's 1 s windows (warmup.py); None: none
     warmup_steady: bool | None = None  # it ended steady (True) or at its bound (False); None: not judged
     warmup_cpu_us: Annotated[list[Num | None] | None, OMIT_NONE] = None  # the same windows' server CPU µs per request
+    # The first warm-up figures are a lead of this many seconds (one run before the 1 s windows,
+    # warmup.py); None: every figure is a 1 s window (and in runs before the lead).
+    warmup_lead_s: Annotated[int | None, OMIT_NONE] = None
     # The machine around the run (hostload.py; added to schema 1 later, None: not recorded):
     steal_share: Annotated[Num | None, OMIT_NONE] = None  # stolen ÷ all CPU time of the server's and wrk's CPUs
     load_1m: Annotated[Num | None, OMIT_NONE] = None  # the 1-minute load average at the run's end
     steal_retry: Annotated[Num | None, OMIT_NONE] = None  # repeats one taken under steal: that one's steal_share
+    # Wall seconds the sample took (bench/measure.py; None: not recorded): took_s from the
+    # server's start to its stop (start, checks, warm-up, load runs, a steal repeat included),
+    # warmup_took_s the warm-up's share of it.
+    took_s: Annotated[Num | None, OMIT_NONE] = None
+    warmup_took_s: Annotated[Num | None, OMIT_NONE] = None
     # The server's CPU seconds from its cgroup's counter (capped modes: cpuacct.usage, ns, or
     # v2 usage_usec), beside server_cpu_s from /proc (10 ms ticks); None: not in a cgroup.
     cgroup_cpu_s: Annotated[Num | None, OMIT_NONE] = None

@@ -188,6 +188,23 @@ def machine_lines(view: View) -> list[str]:
     ]
 
 
+def _min(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min"
+
+
+def time_spent(view: View) -> list[str]:
+    """ "The bench planned X and took Y" and where Y went (run.json timing), when recorded."""
+    t = view.run.timing
+    if t is None:
+        return []
+    stages = ", ".join(f"{what} {_min(s)}" for what, s in t.phases() if s)
+    return [
+        f"The bench planned {_min(t.planned_s)} (builds not counted) and took {_min(t.took_s)}: {stages}; "
+        f"its {t.sampled} samples' load runs {_min(t.load_s)}, warm-ups {_min(t.warmup_s)}, starts, checks, "
+        f"stops and {t.steal_repeats} load runs repeated for steal {_min(t.overhead_s)}."
+    ]
+
+
 def method_lines(view: View) -> list[str]:
     c = view.run.config
     lines = [
@@ -198,6 +215,7 @@ def method_lines(view: View) -> list[str]:
         f"Requests sent (--mix {fmt.text(c.mix)}): {fmt.text(mix_words(c.mix))}.",
         *own_warmup(view),
         *machine_load(view),
+        *time_spent(view),
         "Figures are the median with the min–max of the repetitions; CPU µs/req is the server's "
         "CPU time divided by the requests it answered: in a capped mode from its cgroup's counter (ns), "
         "else its utime + stime from /proc (10 ms ticks); requests per CPU-s is 1,000,000 ÷ CPU µs/req.",

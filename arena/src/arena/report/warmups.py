@@ -16,13 +16,20 @@ METHOD = (
     "that did not record it) are within 5% of each other, after the run's warm-up and at least half "
     "of the bound, or at the bound, the longer of the run's warm-up and the entry's warmup_s: "
     "'steady' or 'at the bound (not steady)'. A cold JIT's throughput can look steady while its CPU "
-    "per request is still falling, which is why CPU decides. A bound under 3 s is one run, not judged, "
+    "per request is still falling, which is why CPU decides. What runs before the first judgement is one "
+    "run of wrk, the lead: the first figure, placed at its last second. A bound under 3 s is one run, not judged, "
     "and not shown."
 )
 
 
 def _k(v: float) -> str:
     return f"{v / 1000:,.1f}k" if v >= 1000 else f"{v:,.0f}"
+
+
+def _ends(s) -> list[int]:
+    """The second at which each warm-up figure of sample s ends: a lead's at its last second."""
+    lead = s.warmup_lead_s or 0
+    return [i + 1 + max(0, lead - 1) for i in range(len(s.warmup_rps or []))]
 
 
 def sections(run: Run) -> list[Section]:
@@ -42,7 +49,7 @@ def sections(run: Run) -> list[Section]:
                 s.entry,
                 s.mode,
                 str(s.rep),
-                str(len(s.warmup_rps or [])),
+                str(_ends(s)[-1] if s.warmup_rps else 0),
                 ended,
                 cpu,
                 ", ".join(map(_k, s.warmup_rps or [])),
@@ -53,8 +60,8 @@ def sections(run: Run) -> list[Section]:
         mine = [s for s in windowed if s.entry == name and s.warmup_rps]
         if not mine:
             continue
-        curves = [lines.Line(f"{s.mode} rep {s.rep}", [(i + 1, v) for i, v in enumerate(s.warmup_rps)]) for s in mine]
-        longest = max(len(s.warmup_rps) for s in mine)
+        curves = [lines.Line(f"{s.mode} rep {s.rep}", list(zip(_ends(s), s.warmup_rps, strict=True))) for s in mine]
+        longest = max(_ends(s)[-1] for s in mine)
         charts.append(
             lines.chart(
                 f"{name}: requests/s per second of warm-up",

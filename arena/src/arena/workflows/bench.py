@@ -6,18 +6,18 @@ import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis import history
-from ..analysis.pairing import next_rep, wide_pairs
+from ..analysis.pairing import RANKED_MODES, next_rep, next_round, wide_pairs
 from ..bench import plan
 from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, scripts_for
 from ..conformance.sections import tally
 from ..conformance.verify import verify_entry
 from ..core import distribution, results
-from ..core.model import JOURNAL, Config, EntryRecord, Failure, Machine, Pair, Run, Verdicts, journal_line
+from ..core.model import JOURNAL, Config, EntryRecord, Failure, Machine, Pair, Run, Timing, Verdicts, journal_line
 from ..core.modes import mode
 from ..core.sample import Sample
 from ..counts import instructions
@@ -130,7 +130,10 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
         if not e.available:
             console.print(f"[yellow]unavailable[/] {e.name}: {e.reason}")
     usable = [e for e in chosen if e.available]
-    console.print(plan.words(usable, cfg, plan.estimate(usable, cfg, verify)), highlight=False)
+    estimate = plan.estimate(usable, cfg, verify)
+    console.print(plan.words(usable, cfg, estimate), highlight=False)
+    timing = Timing(planned_s=round(estimate.total_s, 1), took_s=0)
+    clock = time.monotonic()
 
     with spinner() as p:
         p.add_task("describing the machine", total=None)
@@ -148,13 +151,14 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
             failures=failures,
             unfinished=unfinished,
             pairs=pairs,
+            timing=timing if timing.took_s else None,
         )
 
     planned = 0
     interrupted = False
     by_url = any(isinstance(e, Remote) for e in chosen)
     try:
-        live = _prepare(repo, chosen, records, cfg, verify, log_dir, drop)
+        live = _prepare(repo, chosen, records, cfg, verify, log_dir, drop, timing)
         steps = Plan(live, cfg)
         planned = len(steps.steps)
         run_doc("the arena stopped while measuring: samples.jsonl holds what it measured").write(run_dir)
@@ -168,12 +172,18 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
             scripts = scripts_for(cfg)
             try:
                 record = _Recorder(cfg, scripts, run_dir, log_dir, samples, failures)
-                _measure(steps, record)
-                if not cfg.quick:
-                    _grow_pairs(steps, record, pairs, lambda: run_doc(None))
+                with _timed(timing, "samples_s"):
+                    _measure(steps, record)
+                with _timed(timing, "pairs_s"):
+                    if not cfg.quick:
+                        _grow_pairs(steps, record, pairs, lambda: run_doc(None))
             finally:
                 shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
-        count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
+        with _timed(timing, "instructions_s"):
+            count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
+        _tally(timing, record, samples)
+        timing.took_s = round(time.monotonic() - clock, 1)
+        console.print(timing_words(timing), highlight=False)
     except KeyboardInterrupt:
         interrupted = True
         console.print(f"[yellow]interrupted[/]: writing the {len(samples) + len(failures)} samples measured so far")
@@ -198,9 +208,51 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     return Outcome(run_dir, dropped, interrupted)
 
 
-def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
-    """Builds, describes, verifies and times the start of each entry; returns those still usable."""
-    # Build what needs it; a failing build drops that entry only.
+@contextmanager
+def _timed(timing: Timing, stage: str):
+    """Adds the block's wall seconds to timing.<stage>, however the block ends."""
+    began = time.monotonic()
+    try:
+        yield
+    finally:
+        setattr(timing, stage, round(getattr(timing, stage) + time.monotonic() - began, 3))
+
+
+def _tally(timing: Timing, record: _Recorder, samples: list[Sample]) -> None:
+    """The samples' parts into timing: load runs, warm-ups, waits, and the rest (overhead)."""
+    timing.sampled = record.sampled
+    timing.load_s = round(sum(s.wall_s or 0 for s in samples), 1)
+    timing.warmup_s = round(sum(s.warmup_took_s or 0 for s in samples), 1)
+    timing.steal_repeats = sum(1 for s in samples if s.steal_retry is not None)
+    timing.conntrack_wait_s = round(record.waited_s, 1)
+    timing.overhead_s = round(record.measuring_s - timing.load_s - timing.warmup_s, 1)
+
+
+def timing_words(t: Timing) -> str:
+    """ "planned X, took Y" and where Y went, in one paragraph."""
+    stages = ", ".join(f"{what} {plan.minutes(s)}" for what, s in t.phases() if s)
+    each = f" ({t.overhead_s / t.sampled:.2f} s a sample)" if t.sampled else ""
+    return (
+        f"planned {plan.minutes(t.planned_s)} (builds not counted), took {plan.minutes(t.took_s)}: {stages}; "
+        f"{t.sampled} samples: load runs {plan.minutes(t.load_s)}, warm-ups {plan.minutes(t.warmup_s)}, "
+        f"start, checks, stop and {t.steal_repeats} steal repeats {plan.minutes(t.overhead_s)}{each}, "
+        f"conntrack waits {plan.minutes(t.conntrack_wait_s)}"
+    )
+
+
+def _prepare(repo, chosen, records, cfg, verify, log_dir, drop, timing: Timing) -> list[Entry]:
+    """Builds, describes, verifies and times the start of each entry (each stage's wall seconds
+    into timing); returns those still usable."""
+    with _timed(timing, "builds_s"):
+        _build(chosen, records, log_dir, drop)
+    with _timed(timing, "verify_s"):
+        live = _verify(repo, chosen, records, cfg, verify, drop)
+    with _timed(timing, "starts_s"):
+        return _time_starts(live, records, cfg, drop)
+
+
+def _build(chosen, records, log_dir, drop) -> None:
+    """Builds what needs it; a failing build drops that entry only."""
     for e in [e for e in chosen if records[e.name].available and needs_build(e)]:
         result = build_with_spinner(e, log_dir)
         if result.ok:
@@ -209,6 +261,9 @@ def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
             drop(e.name, f"build failed: `{result.failed_command}` (log {result.log})")
             console.print(result.tail(10), markup=False, highlight=False)
 
+
+def _verify(repo, chosen, records, cfg, verify, drop) -> list[Entry]:
+    """Describes and verifies the entries still available; returns those still usable."""
     live = [e for e in chosen if records[e.name].available]
     for e in live:
         if isinstance(e, Remote):  # nothing of it is on disk here
@@ -239,8 +294,11 @@ def _prepare(repo, chosen, records, cfg, verify, log_dir, drop) -> list[Entry]:
                     sections, failed_cases, core = tally(v.outcomes)
                     records[e.name].verify = Verdicts(c["pass"], c["alt"], c["fail"], sections, failed_cases, core)
                     p.console.print(f"verified {e.name}: {c['pass']} pass, {c['alt']} alt, {c['fail']} fail")
-    live = [e for e in live if records[e.name].available]
+    return [e for e in live if records[e.name].available]
 
+
+def _time_starts(live, records, cfg, drop) -> list[Entry]:
+    """Times each entry's start (cfg.startup_runs times); returns those that started."""
     started = [e for e in live if not isinstance(e, Remote)]  # a running server's start is not timed
     with bar() as p:
         task = p.add_task("startup: exec to first correct 302", total=len(started) * cfg.startup_runs)
@@ -266,15 +324,25 @@ class _Recorder:
     samples: list[Sample]
     failures: list[Failure]
     say: Callable[..., None] = console.print
+    sampled: int = 0  # samples measured or failed
+    measuring_s: float = 0.0  # wall seconds in measure_sample, failed ones included
+    waited_s: float = 0.0  # wall seconds waiting for room in the conntrack table
 
     def sample(self, step: Step[Entry]) -> None:
         """Waits for room in the conntrack table, measures, records; raises SampleError."""
         e, mode_name = step.subject, step.mode
-        conntrack.wait_for_room(
+        began = time.monotonic()
+        conntrack.wait_for_room(  # room for the warm-up, the load run and a steal repeat of it
             lambda line: self.say(f"[yellow]{line}[/]", highlight=False),
-            conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, self.cfg) + self.cfg.duration_s),
+            conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, self.cfg) + 2 * self.cfg.duration_s),
         )
-        item = measure_sample(e, mode_name, step.rep, self.cfg, self.scripts)
+        measuring = time.monotonic()
+        self.waited_s += measuring - began
+        self.sampled += 1
+        try:
+            item = measure_sample(e, mode_name, step.rep, self.cfg, self.scripts)
+        finally:
+            self.measuring_s += time.monotonic() - measuring
         self.samples.append(item)
         if item.distribution is not None:
             results.append_line(self.run_dir / distribution.FILE, item.distribution.to_json())
@@ -323,22 +391,26 @@ def _measure(steps: Plan, record: _Recorder) -> None:
 
 def _grow_pairs(steps: Plan, record: _Recorder, pairs: list[Pair], current) -> None:
     """Extra rounds (pyperf's idea: measure until the figure is steady, and say when it was not):
-    each round measures, for every ratio still wider than ±3% (wide_pairs), the entry and then
-    its partner straight after, and records the two as a Pair; at most plan.MAX_PAIRS pairs a
-    ratio and plan.PAIR_BUDGET_S seconds in all. What is still wide at the end, the report says."""
+    each round gives one pair (the entry, then its partner straight after, recorded as a Pair)
+    to each ratio of the group that pairing.next_round puts first: the ranking modes' ratios
+    (keep-alive capped, then close capped) that can still reach ±3%, before any other; at most
+    plan.MAX_PAIRS pairs a ratio and plan.PAIR_BUDGET_S seconds in all, a pair's cost reckoned
+    as the plan reckons a sample's. What is still wide at the end, the console and report say."""
     live, cfg = steps.entries, steps.cfg
     began = time.monotonic()
+
+    def cost(e: Entry, other: Entry) -> float:
+        return plan.sample_s(e, cfg) + plan.sample_s(other, cfg)
+
     with bar() as p:
         task = p.add_task("extra pairs", total=None)
         record.say = p.console.print
-        for round_no in range(plan.MAX_PAIRS):
-            wide = wide_pairs(current(), live, plan.MAX_PAIRS)
-            if not wide:
-                break
+        # each round adds a pair to every ratio of one group: at most MAX_PAIRS rounds a group
+        for round_no in range(plan.MAX_PAIRS * 2 * (len(RANKED_MODES) + 1)):
+            chosen = next_round(wide_pairs(current(), live, plan.MAX_PAIRS), plan.MAX_PAIRS, cost)
             measured = 0
-            for _, mode_name, e, other, _ratio in wide:
-                cost = cfg.seconds_per_sample(warmup_s(e, cfg)) + cfg.seconds_per_sample(warmup_s(other, cfg))
-                if time.monotonic() - began + cost > plan.PAIR_BUDGET_S:
+            for _, mode_name, e, other, _ratio in chosen:
+                if time.monotonic() - began + cost(e, other) > plan.PAIR_BUDGET_S:
                     continue
                 p.update(task, description=f"extra round {round_no + 1}: {mode_name} {e.name} and {other.name}")
                 taken = {(x.entry, x.mode, x.rep) for x in [*record.samples, *record.failures]}
@@ -346,12 +418,13 @@ def _grow_pairs(steps: Plan, record: _Recorder, pairs: list[Pair], current) -> N
                 if record.run([Step(rep, mode_name, x) for x, rep in zip((e, other), reps, strict=True)]) == 2:
                     pairs.append(Pair(mode_name, e.name, reps[0], other.name, reps[1]))
                     measured += 1
-            if not measured:  # the budget is spent (or every extra sample failed)
+            if not measured:  # none wide, the budget spent, or every extra sample failed
                 break
     left = wide_pairs(current(), live, most=10**9)
+    by_mode = ", ".join(f"{m} {sum(1 for x in left if x[1] == m)}" for m in cfg.modes)
     console.print(
         f"extra pairs: {len(pairs)} in {plan.minutes(time.monotonic() - began)}; "
-        f"{len(left)} ratios still wider than ±3% (the bound of {plan.MAX_PAIRS} pairs or "
+        f"{len(left)} ratios still wider than ±3% ({by_mode}; the bound of {plan.MAX_PAIRS} pairs or "
         f"{plan.minutes(plan.PAIR_BUDGET_S)} reached)",
         highlight=False,
     )
