@@ -142,10 +142,6 @@ class Config:
     startup_runs: Annotated[int, NOT_SAVED] = 3  # starts timed per entry; the median is the figure
     mix: str = "default"  # the request mix wrk sent (mix.py; added to schema 1 later, absent: default)
 
-    def seconds_per_sample(self, warmup_s: float | None = None) -> float:
-        """warmup_s: an entry's own warm-up (load.warmup.warmup_s), when longer than the run's."""
-        return self.duration_s + (self.warmup_s if warmup_s is None else warmup_s) + 0.5  # + start, checks, stop
-
 
 @dataclass
 class Failure(Declared):
