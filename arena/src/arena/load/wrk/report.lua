@@ -7,7 +7,19 @@
 local HISTOGRAM_PER_DECADE = 20
 local PERCENTILES = { "50", "75", "90", "99", "99.9", "99.99", "100" }
 
+-- latency(i) is wrk's stats_value_at, which scans up from the smallest latency on every call,
+-- so folding costs #latency × (max - min + 1) steps: for a long run of a server whose
+-- latencies spread widely (a cold JVM's 27 s warm-up lead, pipelined: 10^11 steps) wrk would
+-- spend minutes in done(). Past MAX_FOLD_STEPS (about a second) the histogram is left empty:
+-- that sample has no distribution (distribution.py), its percentiles are still wrk's.
+-- A script may set arena_max_fold_steps to lower it (the tests do).
+local MAX_FOLD_STEPS = 2e9
+
 local function histogram_json(latency)
+   local steps = #latency * (latency.max - latency.min + 1)
+   if steps > (arena_max_fold_steps or MAX_FOLD_STEPS) then
+      return "[]"
+   end
    local buckets, order = {}, {}
    for i = 1, #latency do
       local value, count = latency(i)
