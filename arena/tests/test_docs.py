@@ -64,8 +64,9 @@ def test_arena_row_chart_draws_one_bar_per_row_in_the_rows_order(tmp_path):
     drawn = chart.read_text()
     labels = re.findall(r'class="label">([^<]*)<', drawn)
     assert labels == ["rust", "php-fpm"]
-    assert drawn.startswith("<svg ") and "<style>" in drawn and "run 20261128-135607" in drawn
-    assert "11.6" in drawn and ">198<" in drawn  # the medians of the two rows' CPU cells
+    (run_id,) = set(re.findall(r"docs/runs/(\d{8}-\d{6})\.tar\.xz", README.read_text()))
+    assert drawn.startswith("<svg ") and "<style>" in drawn and f"run {run_id}" in drawn
+    assert "12.0" in drawn and ">203<" in drawn  # the medians of the two rows' CPU cells
 
 
 def test_arena_row_chart_into_a_missing_directory_is_one_line_and_exit_2(tmp_path):
