@@ -69,8 +69,8 @@ def test_the_plan_names_entries_modes_repetitions_seconds_and_duration():
     assert words.startswith("plan: 2 entries (")
     assert "× 5 modes (keepalive, pipeline16, close, keepalive-capped, close-capped) × 3 repetitions" in words
     assert (
-        "= 30 samples of 1 s warm-up + 3 s: 3 min 3 s" in words
-    )  # 30 × (1 + 3 + 1.15 overhead + 0.31 × 3.1 steal repeats)
+        "= 30 samples of 1 s warm-up + 3 s: 3 min 14 s" in words
+    )  # 30 × (1 + 3 + 1.15 overhead + 0.42 × 3.1 steal repeats)
     assert "in all" in words
 
 

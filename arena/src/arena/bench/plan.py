@@ -1,7 +1,7 @@
 """What `arena bench` will do and how long it will take, stated before it starts.
 
-The defaults plan the whole contest (21 entries, 5 modes) at 56.5 min on the 2-core machine
-(extra pairs 7 min of it, builds not counted) and `--quick` at 11.9. How they were chosen: a
+The defaults plan the whole contest (21 entries, 5 modes) at 56.3 min on the 2-core machine
+(extra pairs 5 min of it, builds not counted) and `--quick` at 12.1. How they were chosen: a
 sample's own sampling error is negligible after a second of wrk (100 000 answers and more),
 while the shared machine's drift from minute to minute is what spreads the repetitions
 (2-second runs of 23 Nov on the busy machine: 15-40 % coefficient of variation; the quiet run
@@ -40,26 +40,29 @@ QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
 # Extra rounds (workflows/bench.py): a ratio whose paired 95% interval is wider than ±3% gets
 # pairs of samples taken back to back, at most MAX_PAIRS pairs in all, within PAIR_BUDGET_S
 # for the whole run, the ranking modes' ratios first (pairing.next_round). The budget keeps
-# `arena bench` under an hour here: 49.5 min planned without it, and 49.5 + 7 = 56.5 min.
-# It buys about 30 pairs (13 s a pair at the defaults, more for a JVM's warm-up); at the
+# `arena bench` under an hour here: run 20261128-205558 planned 56.5 min with 7 min of pairs
+# and took 63 (3 min of it spring-boot's samples hung in wrk, since fixed; 42% of samples
+# repeated for steal, not 31%), so the budget is now 5 min. 7 min bought 33 pairs (13 s a pair
+# at the defaults, more for a JVM's warm-up); at the
 # pair-to-pair spread of run 20261128-135607 (log ratios' sd 12% in keepalive-capped, 9% in
 # close-capped, median of 39 ratios each) a ratio needs about 90 pairs for ±3%, so the
 # budget narrows the ranking modes' intervals rather than bringing many to ±3%.
 MAX_PAIRS = 10
-PAIR_BUDGET_S = 420.0
+PAIR_BUDGET_S = 300.0
 VERIFY_AT_ONCE = 3  # verifications at once: a peer's mostly waits for deadlines, not CPU
 VERIFY_S = {"ours": 13.0, "peer": 36.0}  # one entry's `arena verify`, measured
 VERIFY_QUICK_S = {"ours": 9.0, "peer": 33.0}
 # What a sample costs beyond its warm-up and load run, measured in run 20261128-135607 (quiet
 # 2-core KVM guest, 315 samples in 3581 s): 1.15 s for each fresh server (start, readiness,
 # the checked answers, the warm-up windows' gaps, stop), and its load run repeated, on the
-# same warm server, when its CPUs were stolen from (98 of the 315, 31%; measure.keep_unstolen).
+# same warm server, when its CPUs were stolen from (98 of the 315, 31%; measure.keep_unstolen;
+# 161 of 381, 42%, in run 20261128-205558, the share taken here: the neighbours vary).
 SAMPLE_OVERHEAD_S = 1.15
 # A warm-up's lead (warmup.py) runs as one wrk run what were 1 s windows, each of which cost this
 # beyond its second (28 Nov: 1 s runs took 1.2-1.6 s on the busy machine; at most 0.27 s on
 # the quiet one, where starts, checks and stops take the rest of SAMPLE_OVERHEAD_S).
 WINDOW_GAP_S = 0.25
-STEAL_REPEAT_SHARE = 0.31
+STEAL_REPEAT_SHARE = 0.42
 STEAL_REPEAT_EXTRA_S = 0.1  # a repeat's checks around its load run
 START_S = 0.5  # one timed start: exec, the first correct 302, stop (a JVM takes longer)
 INSTRUCTIONS_S = {True: 1.5, False: 3.7}  # callgrind per native entry and mode, by quick (default: 10 in 37 s, 28 Nov)
