@@ -56,7 +56,11 @@ VERIFY_QUICK_S = {"ours": 9.0, "peer": 33.0}
 # 2-core KVM guest, 315 samples in 3581 s): 1.15 s for each fresh server (start, readiness,
 # the checked answers, the warm-up windows' gaps, stop), and its load run repeated, on the
 # same warm server, when its CPUs were stolen from (98 of the 315, 31%; measure.keep_unstolen;
-# 161 of 381, 42%, in run 20261128-205558, the share taken here: the neighbours vary).
+# 161 of 381, 42%, in run 20261128-205558, the share taken here: the neighbours vary). A
+# repeat seldom escapes: stolen again 61 of 107 times (20261128-135607), 127 of 161
+# (20261128-205558), 58 of 64 in the first 99 samples of a run stopped at 22:49 the same
+# evening (65% of them repeated), so when the neighbours are busy the repeats alone take the
+# bench past the hour; kept samples stolen from read 4-6% dearer than their median.
 SAMPLE_OVERHEAD_S = 1.15
 # A warm-up's lead (warmup.py) runs as one wrk run what were 1 s windows, each of which cost this
 # beyond its second (28 Nov: 1 s runs took 1.2-1.6 s on the busy machine; at most 0.27 s on
