@@ -62,6 +62,14 @@ def pytest_addoption(parser):
         help="length of the slowloris attack at the connection cap [10; make soak: 20]",
     )
     group.addoption(
+        "--renard-rss-slack",
+        type=float,
+        default=1.10,
+        help="the robustness suite's bound on RSS after a flood or a soak, as a multiple of its warm-up "
+        "figure [1.10; a sanitizer build, whose allocator quarantines freed memory and shadows what it "
+        "touches, passes more and leaves leaks to LeakSanitizer]",
+    )
+    group.addoption(
         "--renard-diff-inputs",
         type=int,
         default=None,
