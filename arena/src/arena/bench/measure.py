@@ -79,12 +79,6 @@ def _machine_fault(dropped_before: int | None) -> str:
     )
 
 
-def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
-    """One sample (measure_once); its load run repeated once on the same warm server when its
-    CPUs were stolen from beyond modes.STEAL_LIMIT (keep_unstolen). Raises SampleError."""
-    return measure_once(entry, mode_name, rep, cfg, scripts)
-
-
 def keep_unstolen(load: Callable[[], Sample]) -> Sample:
     """load() once, and once more when its CPUs were stolen from beyond modes.STEAL_LIMIT (a
     VM's steal time: the neighbour, not the server): the repeat is kept whatever it shows, with
@@ -119,16 +113,17 @@ def check_answer(server: Handle, when: str, tail: Callable[[], str]) -> None:
         raise SampleError(f"{when}: {server.exited() or problem}", tail())
 
 
-def measure_once(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
+def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
     """One sample of an entry on a fresh server the arena starts, or of a running server
-    (remote.Remote: --url), measured alike over a Handle. A started server is pinned with one
-    thread, checked, warmed up on its whole core, then moved into a cgroup (in a capped mode a
-    CPU cap; else uncapped, to read its CPU time at the kernel's resolution), measured, checked
-    again and stopped. Warming up uncapped brings every mode to the same steady state (a JIT
-    compiles at the same pace), so that a capped sample differs from a dedicated one by the cap
-    alone. A running server is never started, capped or stopped; its CPU and memory are its
-    --pid's tree's, else None. Raises SampleError for anything the entry (or, for conntrack,
-    the machine) did wrong."""
+        (remote.Remote: --url), measured alike over a Handle. A started server is pinned with one
+        thread, checked, warmed up on its whole core, then moved into a cgroup (in a capped mode a
+        CPU cap; else uncapped, to read its CPU time at the kernel's resolution), measured, checked
+        again and stopped; its load run is repeated once on the warm server when its CPUs were
+    stolen from (keep_unstolen). Warming up uncapped brings every mode to the same steady state (a JIT
+        compiles at the same pace), so that a capped sample differs from a dedicated one by the cap
+        alone. A running server is never started, capped or stopped; its CPU and memory are its
+        --pid's tree's, else None. Raises SampleError for anything the entry (or, for conntrack,
+        the machine) did wrong."""
     began = time.monotonic()
     m = mode(mode_name)
     remote = entry if isinstance(entry, Remote) else None
