@@ -10,6 +10,7 @@ the tests that need a server are skipped.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shlex
@@ -26,6 +27,14 @@ NO_SERVER = (
     "--renard-addr HOST:PORT (or set RENARD_CMD / RENARD_ADDR)"
 )
 REPORT_SCHEMA = 1
+
+
+def rss_slack(text: str) -> float:
+    """--renard-rss-slack's value: a multiple of the warm-up's RSS, at least 1."""
+    value = float(text)
+    if not 1.0 <= value <= 100.0:
+        raise argparse.ArgumentTypeError(f"{text} is not a multiple between 1 and 100")
+    return value
 
 
 def pytest_addoption(parser):
@@ -63,7 +72,7 @@ def pytest_addoption(parser):
     )
     group.addoption(
         "--renard-rss-slack",
-        type=float,
+        type=rss_slack,
         default=1.10,
         help="the robustness suite's bound on RSS after a flood or a soak, as a multiple of its warm-up "
         "figure [1.10; a sanitizer build, whose allocator quarantines freed memory and shadows what it "
