@@ -75,6 +75,14 @@ def test_a_load_run_under_steal_is_repeated_once_and_the_repeat_kept(shares, cal
     assert (len(seen), s.steal_share, s.steal_retry) == (calls, kept, retry)
 
 
+def test_a_stolen_load_run_is_kept_unrepeated_when_the_repeats_budget_refuses():
+    asked = []
+    s = bench.keep_unstolen(lambda: stolen(0.05), lambda: asked.append(1) or False)
+    assert (asked, s.steal_share, s.steal_retry, s.under_steal) == ([1], 0.05, None, True)
+    bench.keep_unstolen(lambda: stolen(0.001), lambda: asked.append(1) or False)
+    assert asked == [1]  # an unstolen run does not ask
+
+
 def test_steal_load_and_cgroup_time_survive_run_json_and_are_absent_when_not_recorded():
     doc = json.loads(FIXTURE.read_text())
     doc["samples"][0].update(steal_share=0.031, load_1m=3.2, steal_retry=0.05, cgroup_cpu_s=1.2345)

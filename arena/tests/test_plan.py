@@ -82,3 +82,21 @@ def test_verification_runs_several_at_once_but_never_faster_than_the_slowest():
 
 def test_minutes_reads_as_minutes_and_seconds():
     assert plan.minutes(45) == "45 s" and plan.minutes(250) == "4 min 10 s"
+
+
+def test_steal_repeats_keep_to_their_share_of_the_samples_so_far_whatever_the_neighbours_do():
+    repeats = 0
+    for sampled in range(1, 101):  # every sample stolen from: a bad evening
+        if plan.may_repeat(repeats, sampled):
+            repeats += 1
+        assert repeats <= plan.STEAL_REPEAT_SHARE * sampled
+    assert repeats == int(plan.STEAL_REPEAT_SHARE * 100)
+    assert not plan.may_repeat(0, 1) and plan.may_repeat(0, 3)  # 42%: the first repeat waits for the third sample
+
+
+def test_the_extra_pairs_get_what_the_plan_has_left_before_its_instruction_counts():
+    e = plan.estimate(contest(), config(quick=False))
+    on_time = e.total_s - e.instructions_s - e.pairs_s  # the other stages took what was planned
+    assert plan.pairs_budget_s(e, on_time) == e.pairs_s
+    assert plan.pairs_budget_s(e, on_time - 120) == e.pairs_s + 120  # samples quicker than planned
+    assert plan.pairs_budget_s(e, on_time + e.pairs_s + 60) == 0  # late: no pairs, never negative

@@ -50,7 +50,11 @@ def test_the_console_says_planned_and_took_and_where_the_samples_time_went():
     assert said.startswith("planned 57 min 46 s (builds not counted), took 72 min 19 s: builds 12 s, ")
     assert "samples 59 min 41 s, extra pairs 8 min 59 s, instruction counts 37 s" in said
     assert "363 samples: load runs 20 min 32 s, warm-ups 24 min 10 s, " in said
-    assert "107 steal repeats 23 min 0 s (3.80 s a sample)" in said
+    assert "107 steal repeats 23 min 0 s (3.80 s a sample), conntrack" in said
+    t.steal_kept = 12
+    assert "(3.80 s a sample) (12 more stolen from, kept unrepeated: the repeats' budget spent)" in bench.timing_words(
+        t
+    )
 
 
 def test_the_report_says_planned_and_took_when_the_run_recorded_it():
@@ -62,3 +66,35 @@ def test_the_report_says_planned_and_took_when_the_run_recorded_it():
     md = render_markdown(doc)
     assert "The bench planned 10.0 min (builds not counted) and took 11.0 min: samples 8.3 min;" in md
     assert "its 30 samples' load runs 1.5 min, warm-ups 1.0 min" in md
+    assert "kept unrepeated" not in md
+    doc["timing"]["steal_kept"] = 4
+    assert "repeated for steal 0.0 min; 4 more stolen from, kept unrepeated (the repeats' budget spent)." in (
+        render_markdown(doc)
+    )
+
+
+def test_a_bench_on_a_stolen_machine_repeats_at_most_its_share_and_counts_the_rest_as_kept(monkeypatch, tmp_path):
+    from test_bench import sample
+    from test_plan import contest
+
+    from arena.bench import plan
+    from arena.core.model import Config
+    from arena.load.interleave import Step
+    from arena.workflows import rounds
+
+    def stolen_always(entry, mode_name, rep, cfg, scripts, may_repeat):
+        got = sample(1.0, 0.5)
+        got.steal_share = 0.2  # every load run stolen from, the repeat too
+        if may_repeat():
+            got.steal_retry = 0.2
+        return got
+
+    monkeypatch.setattr(rounds, "measure_sample", stolen_always)
+    monkeypatch.setattr(rounds.conntrack, "wait_for_room", lambda say, needed: None)
+    record = rounds.Recorder(Config(), {}, tmp_path, tmp_path / "logs", [], [])
+    entry = contest()[0]
+    record.run([Step(rep, "keepalive", entry) for rep in range(50)])
+    t = Timing(planned_s=0, took_s=0)
+    bench._tally(t, record, record.samples)
+    assert t.steal_repeats == record.repeats == int(plan.STEAL_REPEAT_SHARE * 50)
+    assert t.steal_kept == 50 - t.steal_repeats

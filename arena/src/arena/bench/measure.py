@@ -79,15 +79,16 @@ def _machine_fault(dropped_before: int | None) -> str:
     )
 
 
-def keep_unstolen(load: Callable[[], Sample]) -> Sample:
+def keep_unstolen(load: Callable[[], Sample], may_repeat: Callable[[], bool] = lambda: True) -> Sample:
     """load() once, and once more when its CPUs were stolen from beyond modes.STEAL_LIMIT (a
-    VM's steal time: the neighbour, not the server): the repeat is kept whatever it shows, with
-    steal_retry the first one's steal share, and the report flags it if it is stolen too.
-    The repeat is one more load run on the same warm server (its start and warm-up are not
-    repeated: 107 of 363 samples were repeated in run 20261128-135607, and their fresh
-    starts and warm-ups cost 518 s of its 72 min)."""
+    VM's steal time: the neighbour, not the server) and may_repeat() allows it (a bench's
+    repeats are budgeted: plan.may_repeat): the repeat is kept whatever it shows, with
+    steal_retry the first one's steal share; a stolen sample kept, repeated or not, is flagged
+    by the report. The repeat is one more load run on the same warm server (its start and
+    warm-up are not repeated: 107 of 363 samples were repeated in run 20261128-135607, and
+    their fresh starts and warm-ups cost 518 s of its 72 min)."""
     sample = load()
-    if not sample.under_steal:
+    if not sample.under_steal or not may_repeat():
         return sample
     first = sample.steal_share
     sample = load()
@@ -113,17 +114,24 @@ def check_answer(server: Handle, when: str, tail: Callable[[], str]) -> None:
         raise SampleError(f"{when}: {server.exited() or problem}", tail())
 
 
-def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts: dict[str, Path]) -> Sample:
+def measure_sample(
+    entry: Entry,
+    mode_name: str,
+    rep: int,
+    cfg: Config,
+    scripts: dict[str, Path],
+    may_repeat: Callable[[], bool] = lambda: True,
+) -> Sample:
     """One sample of an entry on a fresh server the arena starts, or of a running server
-        (remote.Remote: --url), measured alike over a Handle. A started server is pinned with one
-        thread, checked, warmed up on its whole core, then moved into a cgroup (in a capped mode a
-        CPU cap; else uncapped, to read its CPU time at the kernel's resolution), measured, checked
-        again and stopped; its load run is repeated once on the warm server when its CPUs were
-    stolen from (keep_unstolen). Warming up uncapped brings every mode to the same steady state (a JIT
-        compiles at the same pace), so that a capped sample differs from a dedicated one by the cap
-        alone. A running server is never started, capped or stopped; its CPU and memory are its
-        --pid's tree's, else None. Raises SampleError for anything the entry (or, for conntrack,
-        the machine) did wrong."""
+    (remote.Remote: --url), measured alike over a Handle. A started server is pinned with one
+    thread, checked, warmed up on its whole core, then moved into a cgroup (in a capped mode a
+    CPU cap; else uncapped, to read its CPU time at the kernel's resolution), measured, checked
+    again and stopped; its load run is repeated once on the warm server when its CPUs were
+    stolen from and may_repeat() allows it (keep_unstolen). Warming up uncapped brings every
+    mode to the same steady state (a JIT compiles at the same pace), so that a capped sample
+    differs from a dedicated one by the cap alone. A running server is never started, capped or
+    stopped; its CPU and memory are its --pid's tree's, else None. Raises SampleError for
+    anything the entry (or, for conntrack, the machine) did wrong."""
     began = time.monotonic()
     m = mode(mode_name)
     remote = entry if isinstance(entry, Remote) else None
@@ -189,7 +197,7 @@ def measure_sample(entry: Entry, mode_name: str, rep: int, cfg: Config, scripts:
                 got.cgroup_cpu_s = round(cgroup_after - cgroup_before, 6)
             return got
 
-        sample = keep_unstolen(load)
+        sample = keep_unstolen(load, may_repeat)
     except (SampleError, LoadError, CapError) as err:
         reason, tail_text = (err.reason, err.tail) if isinstance(err, SampleError) else (str(err), tail())
         raise SampleError(_machine_fault(dropped_before) or reason, tail_text) from None

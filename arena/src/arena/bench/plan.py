@@ -37,13 +37,14 @@ from ..load.warmup import MIN_SHARE, STEADY_WINDOWS, WINDOW_S, lead_seconds, war
 
 DURATION_S, WARMUP_S, REPETITIONS = 3, 1, 3
 QUICK_DURATION_S, QUICK_WARMUP_S, QUICK_REPETITIONS = 1, 0, 1
-# Extra rounds (workflows/bench.py): a ratio whose paired 95% interval is wider than ±3% gets
-# pairs of samples taken back to back, at most MAX_PAIRS pairs in all, within PAIR_BUDGET_S
-# for the whole run, the ranking modes' ratios first (pairing.next_round). The budget keeps
-# `arena bench` under an hour here: run 20261128-205558 planned 56.5 min with 7 min of pairs
-# and took 63 (3 min of it spring-boot's samples hung in wrk, since fixed; 42% of samples
-# repeated for steal, not 31%), so the budget is now 5 min. 7 min bought 33 pairs (13 s a pair
-# at the defaults, more for a JVM's warm-up); at the
+# Extra rounds (workflows/rounds.py): a ratio whose paired 95% interval is wider than ±3% gets
+# pairs of samples taken back to back, at most MAX_PAIRS pairs in all, the ranking modes'
+# ratios first (pairing.next_round), within what the plan has left when they start
+# (pairs_budget_s): PAIR_BUDGET_S planned, more when the samples took less than planned, less
+# when they took more, so that the bench ends within its plan and `arena bench` under an hour
+# here. Run 20261128-205558 planned 56.5 min with 7 min of pairs and took 63 (3 min of it
+# spring-boot's samples hung in wrk, since fixed; 42% of samples repeated for steal, not 31%).
+# 7 min bought 33 pairs (13 s a pair at the defaults, more for a JVM's warm-up); at the
 # pair-to-pair spread of run 20261128-135607 (log ratios' sd 12% in keepalive-capped, 9% in
 # close-capped, median of 39 ratios each) a ratio needs about 90 pairs for ±3%, so the
 # budget narrows the ranking modes' intervals rather than bringing many to ±3%.
@@ -56,11 +57,13 @@ VERIFY_QUICK_S = {"ours": 9.0, "peer": 33.0}
 # 2-core KVM guest, 315 samples in 3581 s): 1.15 s for each fresh server (start, readiness,
 # the checked answers, the warm-up windows' gaps, stop), and its load run repeated, on the
 # same warm server, when its CPUs were stolen from (98 of the 315, 31%; measure.keep_unstolen;
-# 161 of 381, 42%, in run 20261128-205558, the share taken here: the neighbours vary). A
-# repeat seldom escapes: stolen again 61 of 107 times (20261128-135607), 127 of 161
-# (20261128-205558), 58 of 64 in the first 99 samples of a run stopped at 22:49 the same
-# evening (65% of them repeated), so when the neighbours are busy the repeats alone take the
-# bench past the hour; kept samples stolen from read 4-6% dearer than their median.
+# 161 of 381, 42%, in run 20261128-205558). A repeat seldom escapes: stolen again 61 of 107
+# times (20261128-135607), 127 of 161 (20261128-205558), 58 of 64 in the first 99 samples of a
+# run stopped at 22:49 the same evening (65% of them repeated, on course for 62 min). So the
+# repeats are budgeted, not left to the neighbours: at most STEAL_REPEAT_SHARE of the samples
+# measured so far (may_repeat), which the plan counts in full; a stolen sample kept unrepeated
+# is flagged by the report like one stolen twice (kept samples stolen from read 4-6% dearer
+# than their median).
 SAMPLE_OVERHEAD_S = 1.15
 # A warm-up's lead (warmup.py) runs as one wrk run what were 1 s windows, each of which cost this
 # beyond its second (28 Nov: 1 s runs took 1.2-1.6 s on the busy machine; at most 0.27 s on
@@ -84,7 +87,7 @@ class Estimate:
     starts_s: float
     samples_s: float
     instructions_s: float
-    pairs_s: float = 0.0  # the extra rounds: what the wide ratios could take at most, within PAIR_BUDGET_S
+    pairs_s: float = 0.0  # the extra rounds: what the wide ratios could take, at most PAIR_BUDGET_S
 
     @property
     def total_s(self) -> float:
@@ -150,6 +153,19 @@ def most_pairs_s(entries: list[Entry], cfg: Config) -> float:
     return total
 
 
+def may_repeat(repeats: int, sampled: int) -> bool:
+    """Whether the sample being measured, the sampled-th of the run (itself counted), may have
+    its load run repeated for steal when repeats were already: at most STEAL_REPEAT_SHARE of
+    the samples so far, so that the repeats keep to the plan whatever the neighbours do."""
+    return repeats + 1 <= STEAL_REPEAT_SHARE * sampled
+
+
+def pairs_budget_s(e: Estimate, spent_s: float) -> float:
+    """Seconds the extra rounds may take when the plan's other stages took spent_s (builds not
+    counted): what the plan has left before its instruction counts, never below zero."""
+    return max(0.0, e.total_s - e.instructions_s - spent_s)
+
+
 def minutes(seconds: float) -> str:
     """e.g. "4 min 10 s", "45 s"."""
     seconds = round(seconds)
@@ -167,7 +183,7 @@ def words(entries: list[Entry], cfg: Config, e: Estimate) -> str:
         + f" + {cfg.duration_s} s: "
         f"{minutes(e.samples_s)}; verification {minutes(e.verify_s)} ({VERIFY_AT_ONCE} at a time), "
         f"starts {minutes(e.starts_s)}, instruction counts {minutes(e.instructions_s)}, "
-        f"extra pairs for ratios wider than ±3% {minutes(e.pairs_s)} at most (up to {MAX_PAIRS} pairs each, "
-        f"{minutes(PAIR_BUDGET_S)} in all): "
+        f"extra pairs for ratios wider than ±3% {minutes(e.pairs_s)} (up to {MAX_PAIRS} pairs each, "
+        "what the plan has left): "
         f"about {minutes(e.total_s)} in all, builds not counted"
     )

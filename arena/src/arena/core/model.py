@@ -189,6 +189,7 @@ class Timing(Declared):
     load_s: Num = 0  # the kept load runs (wall_s)
     warmup_s: Num = 0  # the warm-ups (warmup_took_s)
     steal_repeats: int = 0  # load runs repeated for steal (their time is in overhead_s)
+    steal_kept: int = 0  # samples stolen from and kept unrepeated, the repeats' budget spent (plan.may_repeat)
     conntrack_wait_s: Num = 0  # waits for room in the conntrack table
     overhead_s: Num = 0  # the rest of each sample: start, checks, stop, a steal repeat's load run
 

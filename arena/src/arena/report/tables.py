@@ -201,7 +201,8 @@ def time_spent(view: View) -> list[str]:
     return [
         f"The bench planned {_min(t.planned_s)} (builds not counted) and took {_min(t.took_s)}: {stages}; "
         f"its {t.sampled} samples' load runs {_min(t.load_s)}, warm-ups {_min(t.warmup_s)}, starts, checks, "
-        f"stops and {t.steal_repeats} load runs repeated for steal {_min(t.overhead_s)}."
+        f"stops and {t.steal_repeats} load runs repeated for steal {_min(t.overhead_s)}"
+        + (f"; {t.steal_kept} more stolen from, kept unrepeated (the repeats' budget spent)." if t.steal_kept else ".")
     ]
 
 

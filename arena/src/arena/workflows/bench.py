@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis import history
-from ..analysis.pairing import RANKED_MODES, next_rep, next_round, wide_pairs
 from ..bench import plan
-from ..bench.measure import Plan, SampleError, measure_sample, measure_startup, scripts_for
+from ..bench.measure import Plan, measure_startup, scripts_for
 from ..conformance.sections import tally
 from ..conformance.verify import verify_entry
-from ..core import distribution, results
-from ..core.model import JOURNAL, Config, EntryRecord, Failure, Machine, Pair, Run, Timing, Verdicts, journal_line
+from ..core import results
+from ..core.model import Config, EntryRecord, Failure, Machine, Pair, Run, Timing, Verdicts
 from ..core.modes import mode
 from ..core.sample import Sample
 from ..counts import instructions
@@ -26,12 +24,11 @@ from ..entries.manifest import Entry, artifact_bytes, runtime_bytes
 from ..entries.outside import Outside
 from ..entries.process import StartError
 from ..entries.remote import Remote
-from ..host import conntrack, notrack
+from ..host import notrack
 from ..host.cgroup import probe
 from ..host.machine import describe, first_line
-from ..load.interleave import Step, run_interleaved
-from ..load.warmup import warmup_s
 from ..ui import bar, build_with_spinner, console, spinner
+from .rounds import Recorder, grow_pairs, measure_plan
 
 
 def _record(e: Entry) -> EntryRecord:
@@ -94,14 +91,6 @@ class Outcome:
     run_dir: Path
     dropped: list[str]
     interrupted: bool
-
-
-def _sample_log(log_dir: Path, name: str, mode_name: str, rep: int, err: SampleError) -> str:
-    """Writes the failed sample's reason and the server's stderr tail; returns the file's name."""
-    log_dir.mkdir(parents=True, exist_ok=True)
-    path = log_dir / f"{name}-{mode_name}-rep{rep + 1}.log"
-    path.write_text(f"{name} {mode_name} rep {rep + 1}: {err.reason}\n\n{err.tail or '(no output)'}\n")
-    return path.name
 
 
 def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, verify: bool = True) -> Outcome:
@@ -171,12 +160,14 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
                 console.print(f"[yellow]loopback stays tracked ({problem})[/]", highlight=False)
             scripts = scripts_for(cfg)
             try:
-                record = _Recorder(cfg, scripts, run_dir, log_dir, samples, failures)
+                record = Recorder(cfg, scripts, run_dir, log_dir, samples, failures)
                 with _timed(timing, "samples_s"):
-                    _measure(steps, record)
+                    measure_plan(steps, record)
                 with _timed(timing, "pairs_s"):
                     if not cfg.quick:
-                        _grow_pairs(steps, record, pairs, lambda: run_doc(None))
+                        spent = time.monotonic() - clock - timing.builds_s
+                        budget = plan.pairs_budget_s(estimate, spent)
+                        grow_pairs(steps, record, pairs, lambda: run_doc(None), budget)
             finally:
                 shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
         with _timed(timing, "instructions_s"):
@@ -218,12 +209,13 @@ def _timed(timing: Timing, stage: str):
         setattr(timing, stage, round(getattr(timing, stage) + time.monotonic() - began, 3))
 
 
-def _tally(timing: Timing, record: _Recorder, samples: list[Sample]) -> None:
+def _tally(timing: Timing, record: Recorder, samples: list[Sample]) -> None:
     """The samples' parts into timing: load runs, warm-ups, waits, and the rest (overhead)."""
     timing.sampled = record.sampled
     timing.load_s = round(sum(s.wall_s or 0 for s in samples), 1)
     timing.warmup_s = round(sum(s.warmup_took_s or 0 for s in samples), 1)
     timing.steal_repeats = sum(1 for s in samples if s.steal_retry is not None)
+    timing.steal_kept = sum(1 for s in samples if s.under_steal and s.steal_retry is None)
     timing.conntrack_wait_s = round(record.waited_s, 1)
     timing.overhead_s = round(record.measuring_s - timing.load_s - timing.warmup_s, 1)
 
@@ -232,10 +224,12 @@ def timing_words(t: Timing) -> str:
     """ "planned X, took Y" and where Y went, in one paragraph."""
     stages = ", ".join(f"{what} {plan.minutes(s)}" for what, s in t.phases() if s)
     each = f" ({t.overhead_s / t.sampled:.2f} s a sample)" if t.sampled else ""
+    kept = f" ({t.steal_kept} more stolen from, kept unrepeated: the repeats' budget spent)" if t.steal_kept else ""
     return (
         f"planned {plan.minutes(t.planned_s)} (builds not counted), took {plan.minutes(t.took_s)}: {stages}; "
         f"{t.sampled} samples: load runs {plan.minutes(t.load_s)}, warm-ups {plan.minutes(t.warmup_s)}, "
-        f"start, checks, stop and {t.steal_repeats} steal repeats {plan.minutes(t.overhead_s)}{each}, "
+        f"start, checks, stop and {t.steal_repeats} steal repeats {plan.minutes(t.overhead_s)}{each}"
+        f"{kept}, "
         f"conntrack waits {plan.minutes(t.conntrack_wait_s)}"
     )
 
@@ -309,122 +303,3 @@ def _time_starts(live, records, cfg, drop) -> list[Entry]:
                 drop(e.name, f"does not start: {str(err).splitlines()[0]}")
             p.advance(task, cfg.startup_runs)
     return [e for e in live if records[e.name].available]
-
-
-@dataclass
-class _Recorder:
-    """Where each sample goes as soon as it is known (the sample and failure callbacks of
-    load/interleave.run_interleaved): samples (or failures), samples.jsonl and its
-    distributions, and a failed sample's log under logs/; say prints above the progress bar."""
-
-    cfg: Config
-    scripts: dict[str, Path]
-    run_dir: Path
-    log_dir: Path
-    samples: list[Sample]
-    failures: list[Failure]
-    say: Callable[..., None] = console.print
-    sampled: int = 0  # samples measured or failed
-    measuring_s: float = 0.0  # wall seconds in measure_sample, failed ones included
-    waited_s: float = 0.0  # wall seconds waiting for room in the conntrack table
-
-    def sample(self, step: Step[Entry]) -> None:
-        """Waits for room in the conntrack table, measures, records; raises SampleError."""
-        e, mode_name = step.subject, step.mode
-        began = time.monotonic()
-        conntrack.wait_for_room(  # room for the warm-up, the load run and a steal repeat of it
-            lambda line: self.say(f"[yellow]{line}[/]", highlight=False),
-            conntrack.needed(mode(mode_name).connects_per_request, warmup_s(e, self.cfg) + 2 * self.cfg.duration_s),
-        )
-        measuring = time.monotonic()
-        self.waited_s += measuring - began
-        self.sampled += 1
-        try:
-            item = measure_sample(e, mode_name, step.rep, self.cfg, self.scripts)
-        finally:
-            self.measuring_s += time.monotonic() - measuring
-        self.samples.append(item)
-        if item.distribution is not None:
-            results.append_line(self.run_dir / distribution.FILE, item.distribution.to_json())
-        results.append_line(self.run_dir / JOURNAL, journal_line(item))
-
-    def failed(self, step: Step[Entry], err: SampleError) -> None:
-        name, rep = step.subject.name, step.rep
-        log = _sample_log(self.log_dir, name, step.mode, rep, err)
-        item = Failure(name, step.mode, rep, err.reason, f"logs/{log}")
-        self.failures.append(item)
-        self.say(f"[red]{name} {step.mode} rep {rep + 1}[/]: {err.reason}", highlight=False)
-        results.append_line(self.run_dir / JOURNAL, journal_line(item))
-
-    def run(self, steps: list[Step[Entry]], progress=None) -> int:
-        """Measures steps in order (a failed one is recorded and the next goes on); how many succeeded."""
-        before = len(self.samples)
-        run_interleaved(steps, self.sample, self.failed, (SampleError,), progress=progress)
-        return len(self.samples) - before
-
-
-def _measure(steps: Plan, record: _Recorder) -> None:
-    """Every sample of the plan, each recorded as soon as it is known; a failed sample is said
-    and the next one goes on."""
-    cfg = steps.cfg
-    cap = f", capped modes at {cfg.cpu_quota:.0%} of it" if cfg.cpu_quota else ""
-    console.print(
-        f"measuring {len(steps.entries)} entries × {len(cfg.modes)} modes × {cfg.repetitions} repetitions, "
-        f"{cfg.warmup_s} s warm-up (or the entry's own) + {cfg.duration_s} s each: "
-        f"about {plan.minutes(steps.seconds())}; "
-        f"server on CPU {cfg.server_cpus}{cap}, wrk on CPU {cfg.client_cpus}"
-    )
-    with bar() as p:
-        task = p.add_task("bench", total=len(steps.steps))
-        began = time.monotonic()
-
-        def progress(done: int, _total: int, step: Step[Entry]) -> None:
-            spent = (time.monotonic() - began) / steps.seconds(0, done) if done else 1
-            left = plan.minutes(steps.seconds(done) * spent)
-            described = f"rep {step.rep + 1}/{cfg.repetitions} {step.mode:<16} {step.subject.name:<14} {left} left"
-            p.update(task, completed=done, description=described)
-
-        record.say = p.console.print
-        record.run(steps.steps, progress)
-        p.update(task, completed=len(steps.steps))
-
-
-def _grow_pairs(steps: Plan, record: _Recorder, pairs: list[Pair], current) -> None:
-    """Extra rounds (pyperf's idea: measure until the figure is steady, and say when it was not):
-    each round gives one pair (the entry, then its partner straight after, recorded as a Pair)
-    to each ratio of the group that pairing.next_round puts first: the ranking modes' ratios
-    (keep-alive capped, then close capped) that can still reach ±3%, before any other; at most
-    plan.MAX_PAIRS pairs a ratio and plan.PAIR_BUDGET_S seconds in all, a pair's cost reckoned
-    as the plan reckons a sample's. What is still wide at the end, the console and report say."""
-    live, cfg = steps.entries, steps.cfg
-    began = time.monotonic()
-
-    def cost(e: Entry, other: Entry) -> float:
-        return plan.sample_s(e, cfg) + plan.sample_s(other, cfg)
-
-    with bar() as p:
-        task = p.add_task("extra pairs", total=None)
-        record.say = p.console.print
-        # each round adds a pair to every ratio of one group: at most MAX_PAIRS rounds a group
-        for round_no in range(plan.MAX_PAIRS * 2 * (len(RANKED_MODES) + 1)):
-            chosen = next_round(wide_pairs(current(), live, plan.MAX_PAIRS), plan.MAX_PAIRS, cost)
-            measured = 0
-            for _, mode_name, e, other, _ratio in chosen:
-                if time.monotonic() - began + cost(e, other) > plan.PAIR_BUDGET_S:
-                    continue
-                p.update(task, description=f"extra round {round_no + 1}: {mode_name} {e.name} and {other.name}")
-                taken = {(x.entry, x.mode, x.rep) for x in [*record.samples, *record.failures]}
-                reps = [next_rep(taken, x.name, mode_name, cfg.repetitions) for x in (e, other)]
-                if record.run([Step(rep, mode_name, x) for x, rep in zip((e, other), reps, strict=True)]) == 2:
-                    pairs.append(Pair(mode_name, e.name, reps[0], other.name, reps[1]))
-                    measured += 1
-            if not measured:  # none wide, the budget spent, or every extra sample failed
-                break
-    left = wide_pairs(current(), live, most=10**9)
-    by_mode = ", ".join(f"{m} {sum(1 for x in left if x[1] == m)}" for m in cfg.modes)
-    console.print(
-        f"extra pairs: {len(pairs)} in {plan.minutes(time.monotonic() - began)}; "
-        f"{len(left)} ratios still wider than ±3% ({by_mode}; the bound of {plan.MAX_PAIRS} pairs or "
-        f"{plan.minutes(plan.PAIR_BUDGET_S)} reached)",
-        highlight=False,
-    )
