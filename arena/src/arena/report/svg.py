@@ -177,29 +177,22 @@ def latency_chart(mv: ModeView) -> str:
     )
 
 
-def efficiency_chart(view: View) -> str:
+def per_mode_chart(view: View, metric: str, title: str, unit: Callable[[float], str]) -> str:
+    """metric's bars for each available entry, one per mode of the run (the CPU cost charts)."""
     groups = [
-        Group(fmt.text(e.name), [_bar_of(view.groups.get((e.name, m)), "efficiency", m) for m in view.run.config.modes])
+        Group(fmt.text(e.name), [_bar_of(view.groups.get((e.name, m)), metric, m) for m in view.run.config.modes])
         for e in view.run.entries
         if e.available
     ]
-    return bar_chart(
-        "Requests per server CPU-second, higher is better (median, min–max whiskers)", "efficiency", groups, fmt.compact
-    )
+    return bar_chart(title + " (median, min–max whiskers)", metric, groups, unit)
+
+
+def efficiency_chart(view: View) -> str:
+    return per_mode_chart(view, "efficiency", "Requests per server CPU-second, higher is better", fmt.compact)
 
 
 def cpu_chart(view: View) -> str:
-    groups = [
-        Group(
-            fmt.text(e.name),
-            [_bar_of(view.groups.get((e.name, m)), "cpu_us_per_req", m) for m in view.run.config.modes],
-        )
-        for e in view.run.entries
-        if e.available
-    ]
-    return bar_chart(
-        "Server CPU µs per request, lower is better (median, min–max whiskers)", "cpu_us_per_req", groups, fmt.us
-    )
+    return per_mode_chart(view, "cpu_us_per_req", "Server CPU µs per request, lower is better", fmt.us)
 
 
 def rss_chart(view: View) -> str:
