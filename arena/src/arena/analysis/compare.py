@@ -79,6 +79,20 @@ def _median_ratio(b, a, axis=-1):
     return np.median(b, axis=axis) / np.median(a, axis=axis)
 
 
+def _interval(samples: tuple, statistic, resamples: int, seed: int) -> tuple[float, float]:
+    """The bootstrap CONFIDENCE interval (lo, hi) of statistic over samples: percentile method,
+    resamples draws seeded by seed; statistic takes axis= (scipy then vectorizes it)."""
+    ci = stats.bootstrap(
+        samples,
+        statistic,
+        n_resamples=resamples,
+        confidence_level=CONFIDENCE,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    ).confidence_interval
+    return float(ci.low), float(ci.high)
+
+
 def _outcome(p: float, lo: float, hi: float, noise: float, alpha: float) -> str:
     """The verdict on an interval [lo, hi] of B ÷ A and a p-value: significant when the test
     rejects and the interval lies outside the noise band, no change when it lies inside."""
@@ -105,16 +119,7 @@ def decide(
     if len(a) < 2 or len(b) < 2 or min(a) <= 0 or min(b) <= 0:
         raise ValueError("each side needs at least 2 positive samples")
     p = float(stats.mannwhitneyu(b, a, alternative="two-sided").pvalue)
-    ci = stats.bootstrap(
-        (np.asarray(b, float), np.asarray(a, float)),
-        _median_ratio,
-        n_resamples=resamples,
-        confidence_level=CONFIDENCE,
-        method="percentile",
-        vectorized=True,
-        rng=np.random.default_rng(seed),
-    ).confidence_interval
-    lo, hi = float(ci.low), float(ci.high)
+    lo, hi = _interval((np.asarray(b, float), np.asarray(a, float)), _median_ratio, resamples, seed)
     ratio = float(_median_ratio(np.asarray(b, float), np.asarray(a, float)))
     outcome = _outcome(p, lo, hi, noise, alpha)
     return Verdict(metric, ratio, lo, hi, p, outcome, higher_is_better, min(len(a), len(b)))
@@ -139,15 +144,7 @@ def decide_paired(
     if np.ptp(ratios) == 0:  # every pair the same ratio: no spread to resample
         lo = hi = float(ratios[0])
     else:
-        ci = stats.bootstrap(
-            (ratios,),
-            np.median,
-            n_resamples=resamples,
-            confidence_level=CONFIDENCE,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        ).confidence_interval
-        lo, hi = float(ci.low), float(ci.high)
+        lo, hi = _interval((ratios,), np.median, resamples, seed)
     outcome = _outcome(p, lo, hi, noise, alpha)
     return Verdict(metric, float(np.median(ratios)), lo, hi, p, outcome, higher_is_better, len(ratios))
 
