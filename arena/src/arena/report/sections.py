@@ -8,28 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import svg
-from .tables import (
-    FAILED_WORDS,
-    INSTRUCTIONS_WORDS,
-    Part,
-    Section,
-    Table,
-    conformance_table,
-    entries_table,
-    failed_table,
-    failing_cases,
-    footprint_table,
-    instruction_profiles,
-    instructions_table,
-    machine_lines,
-    method_lines,
-    mode_heading,
-    mode_table,
-    section_links,
-    section_table,
-    title,
-)
+from . import svg, tables
+from .tables import Table
 from .view import View
 from .warnings import WarningGroup, grouped
 
@@ -93,40 +73,40 @@ class OwnReport:
 Block = Heading | Text | Links | Lines | Chart | Warnings | Failing | OwnReport | Table
 
 
-def blocks(view: View, loads: list[Part] = ()) -> list[Block]:
+def blocks(view: View, loads: list[tables.Part] = ()) -> list[Block]:
     """The report in order: the answer first (each mode's ranking), then how it was measured,
     its warnings and the rest. loads: the latency and sweep measurements of this run."""
-    out: list[Block] = [Heading(1, title(view))]
+    out: list[Block] = [Heading(1, tables.title(view))]
     for mv in view.modes:
-        out += [Heading(2, mode_heading(mv)), Text(mv.ranks_on)]
+        out += [Heading(2, tables.mode_heading(mv)), Text(mv.ranks_on)]
         if mv.reference_problem:
             out.append(Text(f"Note: {mv.reference_problem}.", note=True))
-        out += [mode_table(view, mv), Chart(lambda mv=mv: svg.rps_chart(mv))]
+        out += [tables.mode_table(view, mv), Chart(lambda mv=mv: svg.rps_chart(mv))]
         if mv.mode.timed:
             out.append(Chart(lambda mv=mv: svg.latency_chart(mv)))
     out += [Heading(2, "CPU cost"), Chart(lambda: svg.efficiency_chart(view)), Chart(lambda: svg.cpu_chart(view))]
-    out += [Heading(2, "Machine"), Lines(machine_lines(view)), Heading(2, "Method")]
-    out += [Lines(method_lines(view), paragraph=True), Heading(2, "Warnings"), Warnings(grouped(view))]
-    failed = failed_table(view)
+    out += [Heading(2, "Machine"), Lines(tables.machine_lines(view)), Heading(2, "Method")]
+    out += [Lines(tables.method_lines(view), paragraph=True), Heading(2, "Warnings"), Warnings(grouped(view))]
+    failed = tables.failed_table(view)
     if failed is not None:
-        out += [Heading(2, "Failed samples"), Text(FAILED_WORDS), failed]
-    counts = instructions_table(view)
+        out += [Heading(2, "Failed samples"), Text(tables.FAILED_WORDS), failed]
+    counts = tables.instructions_table(view)
     if counts is not None:
-        out += [Heading(2, "Instructions per request"), Text(INSTRUCTIONS_WORDS), counts]
-        profiles = instruction_profiles(view)
+        out += [Heading(2, "Instructions per request"), Text(tables.INSTRUCTIONS_WORDS), counts]
+        profiles = tables.instruction_profiles(view)
         out += [Links("Top functions (callgrind_annotate): ", profiles)] if profiles else []
     for part in loads:
         out += [Heading(2, part.heading), OwnReport(part.method, part.href), *sections(part.sections, 3)]
-    out += [Heading(2, "Footprint"), footprint_table(view), Chart(lambda: svg.rss_chart(view))]
-    out += [Heading(2, "Conformance"), conformance_table(view)]
-    matrix = section_table(view)
+    out += [Heading(2, "Footprint"), tables.footprint_table(view), Chart(lambda: svg.rss_chart(view))]
+    out += [Heading(2, "Conformance"), tables.conformance_table(view)]
+    matrix = tables.section_table(view)
     if matrix is not None:
         words = "Each cell: pass · allowed alternative · fail. Rules: "
-        out += [Heading(3, "By section of the spec"), Links(words, section_links()), matrix]
-        out += [Failing(entry, failures) for entry, failures in failing_cases(view)]
-    return out + [Heading(2, "Entries"), entries_table(view)]
+        out += [Heading(3, "By section of the spec"), Links(words, tables.section_links()), matrix]
+        out += [Failing(entry, failures) for entry, failures in tables.failing_cases(view)]
+    return out + [Heading(2, "Entries"), tables.entries_table(view)]
 
 
-def sections(parts: list[Section], level: int) -> list[Block]:
+def sections(parts: list[tables.Section], level: int) -> list[Block]:
     """Each section as a heading of that level, its table and its charts."""
     return [b for s in parts for b in (Heading(level, s.heading), s.table, *(Chart(lambda c=c: c) for c in s.charts))]
