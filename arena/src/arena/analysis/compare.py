@@ -80,7 +80,7 @@ def _median_ratio(b, a, axis=-1):
 
 
 def _interval(samples: tuple, statistic, resamples: int, seed: int) -> tuple[float, float]:
-    """The bootstrap CONFIDENCE interval (lo, hi) of statistic over samples: percentile method,
+    """The bootstrap confidence interval (lo, hi) of statistic over samples: percentile method,
     resamples draws seeded by seed; statistic takes axis= (scipy then vectorizes it)."""
     ci = stats.bootstrap(
         samples,
