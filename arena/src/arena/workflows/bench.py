@@ -214,7 +214,7 @@ def _tally(timing: Timing, record: Recorder, samples: list[Sample]) -> None:
     timing.sampled = record.sampled
     timing.load_s = round(sum(s.wall_s or 0 for s in samples), 1)
     timing.warmup_s = round(sum(s.warmup_took_s or 0 for s in samples), 1)
-    timing.steal_repeats = sum(1 for s in samples if s.steal_retry is not None)
+    timing.steal_repeats = record.repeats
     timing.steal_kept = sum(1 for s in samples if s.under_steal and s.steal_retry is None)
     timing.conntrack_wait_s = round(record.waited_s, 1)
     timing.overhead_s = round(record.measuring_s - timing.load_s - timing.warmup_s, 1)

@@ -46,7 +46,11 @@ class Recorder:
     sampled: int = 0  # samples measured or failed
     measuring_s: float = 0.0  # wall seconds in measure_sample, failed ones included
     waited_s: float = 0.0  # wall seconds waiting for room in the conntrack table
-    repeats: int = 0  # load runs repeated for steal (plan.may_repeat bounds them)
+
+    @property
+    def repeats(self) -> int:
+        """Load runs repeated for steal so far (plan.may_repeat bounds them)."""
+        return sum(1 for s in self.samples if s.steal_retry is not None)
 
     def sample(self, step: Step[Entry]) -> None:
         """Waits for room in the conntrack table, measures, records; raises SampleError."""
@@ -65,7 +69,6 @@ class Recorder:
             )
         finally:
             self.measuring_s += time.monotonic() - measuring
-        self.repeats += item.steal_retry is not None
         self.samples.append(item)
         if item.distribution is not None:
             results.append_line(self.run_dir / distribution.FILE, item.distribution.to_json())
