@@ -116,7 +116,7 @@ func TestDrainAnswersWithCloseThenCloses(t *testing.T) {
 // not reset by the listener's close (SPEC §7.6).
 func TestDrainServesConnectionsQueuedOnTheListener(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("acceptQueued takes the queue on Linux only")
+		t.Skip("takeQueued takes the queue on Linux only")
 	}
 	cfg := testConfig()
 	cfg.drainTimeout = 500 * time.Millisecond
@@ -138,6 +138,49 @@ func TestDrainServesConnectionsQueuedOnTheListener(t *testing.T) {
 		if !closed || !strings.HasPrefix(got, "HTTP/1.1 302 Found\r\n") || !strings.HasSuffix(got, "Connection: close\r\n\r\n") {
 			t.Errorf("queued connection %d: %q closed %v", i, got, closed)
 		}
+	}
+	s.wait(end.Add(900 * time.Millisecond))
+}
+
+// closeWatch is a listener that records whether the server was draining when it closed.
+type closeWatch struct {
+	*net.TCPListener
+	s               *server
+	drainingAtClose bool
+}
+
+func (l *closeWatch) Close() error {
+	l.drainingAtClose = l.s.draining.Load()
+	return l.TCPListener.Close()
+}
+
+// TestDrainClosesTheListenerBeforeAnyAnswerSaysClose: SPEC §7.6, a client that reconnects
+// on being told to close must be refused, so the listener closes before draining begins;
+// the connections queued on it are still answered, with Connection: close.
+func TestDrainClosesTheListenerBeforeAnyAnswerSaysClose(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("takeQueued takes the queue on Linux only")
+	}
+	cfg := testConfig()
+	cfg.drainTimeout = 500 * time.Millisecond
+	ln, err := net.Listen("tcp", cfg.listen.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	watch := &closeWatch{TCPListener: ln.(*net.TCPListener)}
+	t.Cleanup(func() { ln.Close() })
+	s := newServer(cfg, watch)
+	watch.s = s
+	queued := dial(t, ln.Addr().String())
+	queued.Write([]byte("GET / HTTP/1.1\r\nHost: a\r\n\r\n"))
+	time.Sleep(50 * time.Millisecond)
+	end := s.drain()
+	if watch.drainingAtClose {
+		t.Fatal("the listener closed after draining began: a client told to close could be accepted")
+	}
+	got, closed := readAll(queued, time.Second)
+	if !closed || !strings.HasSuffix(got, "Connection: close\r\n\r\n") {
+		t.Errorf("queued connection: %q closed %v", got, closed)
 	}
 	s.wait(end.Add(900 * time.Millisecond))
 }

@@ -6,18 +6,19 @@ import (
 	"syscall"
 )
 
-// maxQueued bounds acceptQueued: the longest listen queue Linux allows (net.core.somaxconn
+// maxQueued bounds takeQueued: the longest listen queue Linux allows (net.core.somaxconn
 // is at most 65535), so the loop ends even if clients keep arriving.
 const maxQueued = 65536
 
-// acceptQueued admits every connection the kernel has queued on the listener (handshake
-// done, not yet accepted) before it closes: closing a listener resets those (SPEC §7.6).
-// The listener's descriptor is non-blocking, so accept4 returns EAGAIN once the queue is
-// empty; Control runs on the descriptor without waiting for readiness.
-func (s *server) acceptQueued() {
-	raw, err := s.listener.(*net.TCPListener).SyscallConn()
+// takeQueued accepts every connection the kernel has queued on the listener (handshake
+// done, not yet accepted), for drain to serve once the listener is closed: closing a
+// listener resets those (SPEC §7.6). The listener's descriptor is non-blocking, so
+// accept4 returns EAGAIN once the queue is empty; Control runs on the descriptor
+// without waiting for readiness.
+func (s *server) takeQueued() (queued []*net.TCPConn) {
+	raw, err := s.listener.(syscall.Conn).SyscallConn()
 	if err != nil {
-		return
+		return nil
 	}
 	raw.Control(func(fd uintptr) {
 		for i := 0; i < maxQueued; i++ {
@@ -29,10 +30,11 @@ func (s *server) acceptQueued() {
 				return // EAGAIN: the queue is empty; or out of descriptors
 			}
 			if nc := fileConn(nfd); nc != nil {
-				s.admit(nc)
+				queued = append(queued, nc)
 			}
 		}
 	})
+	return queued
 }
 
 // fileConn turns an accepted descriptor into a *net.TCPConn (net.FileConn dups it, so

@@ -2,6 +2,8 @@
 
 package main
 
-// acceptQueued does nothing here: the connections queued on the listener when it closes
+import "net"
+
+// takeQueued takes nothing here: the connections queued on the listener when it closes
 // are reset (SPEC §7.6 asks for them to be served; done on Linux, queued_linux.go).
-func (s *server) acceptQueued() {}
+func (s *server) takeQueued() []*net.TCPConn { return nil }

@@ -210,9 +210,16 @@ func (s *server) drain() time.Time {
 	}
 	end := time.Now().Add(window)
 	s.drainEnd.Store(s.nanos(end))
-	s.draining.Store(true)
-	s.acceptQueued()
+	// The listener closes before any answer says close (SPEC §7.6): a client that
+	// reconnects on being told must be refused, not accepted from the queue. The
+	// queued connections are taken first and served once draining is set, so each
+	// is answered with Connection: close.
+	queued := s.takeQueued()
 	s.listener.Close()
+	s.draining.Store(true)
+	for _, nc := range queued {
+		s.admit(nc)
+	}
 	s.mu.Lock()
 	for _, c := range s.conns {
 		// Wakes a connection waiting for input at the window's end at the latest; a
