@@ -558,7 +558,8 @@ DRAIN_CLIENTS = 8
 
 def keep_asking(target, stop_at: float, tally: dict, lock: threading.Lock) -> None:
     """Requests back to back on one keep-alive connection, honouring `Connection: close`: stops
-    at the answer that carries it, then checks that a new connection is refused."""
+    at the answer that carries it, checks at once that a new connection is refused, then
+    that the told connection is closed."""
 
     def count(key, detail=None):
         with lock:
@@ -584,11 +585,13 @@ def keep_asking(target, stop_at: float, tally: dict, lock: threading.Lock) -> No
             count("answered")
             if announces_close(response):
                 count("told")
+                # At once, not after this connection's close: every listener was closed
+                # before this answer was sent, so no gap of a wrong order is waited out.
+                problem = refused_or_closed_unanswered(target, CLOSE_WAIT_S)
+                count("late_served" if problem else "refused", problem)
                 conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
                 if not conn.closed:
                     count("hung")
-                problem = refused_or_closed_unanswered(target, CLOSE_WAIT_S)
-                count("late_served" if problem else "refused", problem)
                 return
     finally:
         conn.close()
