@@ -15,6 +15,7 @@ size_t seed_tests(struct CMUnitTest *t, size_t n);
 size_t response_tests(struct CMUnitTest *t, size_t n);
 size_t config_tests(struct CMUnitTest *t, size_t n);
 size_t listener_tests(struct CMUnitTest *t, size_t n);
+size_t server_tests(struct CMUnitTest *t, size_t n);
 
 #define MAX_TESTS 1024
 

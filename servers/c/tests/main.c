@@ -10,5 +10,6 @@ int main(void)
     n = response_tests(tests, n);
     n = config_tests(tests, n);
     n = listener_tests(tests, n);
+    n = server_tests(tests, n);
     return _cmocka_run_group_tests("renard-c", tests, n, NULL, NULL);
 }

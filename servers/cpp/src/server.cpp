@@ -33,9 +33,6 @@ constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 // After the drain window, responses under way get this long (SPEC §7.6: exit within the
 // window plus 1 s).
 constexpr std::int64_t kDrainFinishNs = kNs / 2;
-// Longest wait, when the drain begins, for the other threads to close their listeners: a
-// thread the machine does not run for that long does not hold back the others' drain.
-constexpr std::chrono::milliseconds kListenersWait{250};
 // Submission queue entries; the completion queue is four times as large.
 constexpr unsigned kRingEntries = 512;
 // Provided buffers for receive: count (a power of two) and size. A head larger than one
@@ -727,8 +724,8 @@ void Worker::begin_shutdown()
         io_uring_prep_cancel64(s, tag(Op::Accept), IORING_ASYNC_CANCEL_ALL);
         io_uring_sqe_set_data64(s, tag(Op::Ignore));
     }
-    // The cancellation must reach the kernel before the listener is closed, or the pending
-    // accept would keep the socket (and its queue) alive.
+    // Submitted now; under DEFER_TASKRUN the accept completes, and lets go of the socket,
+    // only at this ring's next wait for completions: after the drain's first answers.
     io_uring_submit(ring_.get());
     // What the kernel already queued on the listener is an open connection: taken before
     // the listener closes (closing would reset it), answered after every listener is closed.
@@ -742,8 +739,11 @@ void Worker::begin_shutdown()
                 break;  // EAGAIN: the queue is empty (or out of descriptors)
         }
     }
+    // Stops listening at once, though the cancelled accept still holds the socket: a new
+    // connection is refused before any answer says close. Closing alone left it listening.
+    ::shutdown(listener_.get(), SHUT_RD);
     close_listener();
-    shared_.listeners.wait_all_closed(kListenersWait);
+    shared_.listeners.wait_all_closed(shared_.listeners_wait);
     now_ = monotonic_ns();
     for (const int fd : queued) admit(fd);
 }

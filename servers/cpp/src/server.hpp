@@ -44,6 +44,10 @@ struct Shared {
     std::atomic<std::uint32_t> open{0};  // open connections across all threads
     int shutdown_fd = -1;                // eventfd written on SIGTERM/SIGINT, never read
     Listeners listeners;
+    // Longest wait, when the drain begins, for the other threads to close their listeners: a
+    // thread the machine does not run for that long does not hold back the others' drain.
+    // The tests set it longer, to test the wait rather than its bound.
+    std::chrono::milliseconds listeners_wait{250};
 };
 
 // Whether this process may use io_uring: empty, or the one-line reason it may not.

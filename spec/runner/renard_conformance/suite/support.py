@@ -100,6 +100,28 @@ def refused_or_closed_unanswered(target, within_s: float = 1.0) -> str:
         conn.close()
 
 
+def refused_outright(target, within_s: float = 1.0) -> str:
+    """ "" when a new connection is refused, else what happened: SPEC §7.6, once a client has
+    been told to close, every listener is closed, so its new connection can find none open
+    (not even one the kernel completes and then resets)."""
+    try:
+        conn = wire.Connection.open(target.host, target.port, timeout=within_s)
+    except ConnectionRefusedError:
+        return ""
+    except OSError as error:
+        return f"a new connection was neither made nor refused: {error}"
+    try:
+        conn.send(ROOT, time.monotonic() + within_s)  # may fail: closed
+        conn.wait_eof(time.monotonic() + within_s)
+        if conn.received:
+            return f"a new connection was answered: {wire.escape(bytes(conn.received))}"
+        return "a new connection was made (a listener was still open), then " + (
+            "closed unanswered" if conn.closed else f"left waiting {within_s:g} s"
+        )
+    finally:
+        conn.close()
+
+
 def refused_by(target, deadline: float, probe_every_s: float = 0.01) -> float | None:
     """The time.monotonic() at which a new connection to target was first refused, polling
     until deadline; None if every attempt connected (or timed out). SPEC §7.6: a renard closes

@@ -39,7 +39,7 @@ from .support import (
     client_that_does_not_read,
     raise_fd_limit,
     read_response,
-    refused_or_closed_unanswered,
+    refused_outright,
     reset,
     send_until_stalled,
     served_again,
@@ -558,7 +558,8 @@ DRAIN_CLIENTS = 8
 
 def keep_asking(target, stop_at: float, tally: dict, lock: threading.Lock) -> None:
     """Requests back to back on one keep-alive connection, honouring `Connection: close`: stops
-    at the answer that carries it, then checks that a new connection is refused."""
+    at the answer that carries it, checks at once that a new connection is refused, then
+    that the told connection is closed."""
 
     def count(key, detail=None):
         with lock:
@@ -584,11 +585,16 @@ def keep_asking(target, stop_at: float, tally: dict, lock: threading.Lock) -> No
             count("answered")
             if announces_close(response):
                 count("told")
+                # At once, not after this connection's close: every listener was closed
+                # before this answer was sent, so no gap of a wrong order is waited out.
+                problem = refused_outright(target, CLOSE_WAIT_S)
+                if problem.startswith("a new connection was answered"):
+                    count("late_served", problem)
+                else:
+                    count("not_refused" if problem else "refused", problem)
                 conn.wait_eof(time.monotonic() + CLOSE_WAIT_S)
                 if not conn.closed:
                     count("hung")
-                problem = refused_or_closed_unanswered(target, CLOSE_WAIT_S)
-                count("late_served" if problem else "refused", problem)
                 return
     finally:
         conn.close()
@@ -601,7 +607,17 @@ def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window
     with started(request, base_argv, flags) as server:
         tally = {
             key: 0
-            for key in ("answered", "told", "refused", "late_served", "truncated", "bare_close", "send_failed", "hung")
+            for key in (
+                "answered",
+                "told",
+                "refused",
+                "late_served",
+                "not_refused",
+                "truncated",
+                "bare_close",
+                "send_failed",
+                "hung",
+            )
         }
         tally["details"] = []
         lock = threading.Lock()
@@ -634,6 +650,9 @@ def test_sigterm_under_load_loses_no_request_and_exits_0_within_the_drain_window
         assert tally["told"] == DRAIN_CLIENTS, f"not every client was told `Connection: close`: {summary}"
         assert tally["late_served"] == 0, (
             f"a new connection was served after the signal: {summary}; e.g. {tally['details'][:3]}"
+        )
+        assert tally["not_refused"] == 0, (
+            f"a listener was still open after a client was told to close: {summary}; e.g. {tally['details'][:3]}"
         )
         assert status == 0, (
             f"exit status {status} {exited_after:.2f} s after SIGTERM (None: still running; window {window:g} s + 1 s)"
