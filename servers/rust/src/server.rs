@@ -117,8 +117,9 @@ fn start_drain(
     s.draining = true;
     if let Some(listener) = listener.take() {
         accept_all(svc, &listener, registry, conns, s, false);
+        drop(listener); // closed before the count says so: no sibling answers while it listens
         svc.listening.fetch_sub(1, Ordering::Release);
-    } // dropped: this thread's descriptor is closed
+    }
     let until = Instant::now() + LISTENERS_WAIT;
     while svc.listening.load(Ordering::Acquire) > 0 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(1));
