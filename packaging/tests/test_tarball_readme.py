@@ -11,6 +11,7 @@ root); "Try it" listens on a free port, not 8080, and the site on free ports, no
 nginx-light is in the machine already, and a self-signed certificate stands where certbot
 puts one; the HTTPS check is made from here, the name resolved to loopback."""
 
+import os
 import re
 import shutil
 import tarfile
@@ -199,3 +200,15 @@ def test_install_check_upgrade_and_remove_by_hand_as_written(release, bumped_rel
         assert left == [], f"files left after the removal: {left}"
         assert machine.sh("getent passwd renard", check=False).returncode == 2, "the user renard is still there"
         assert machine.sh("systemctl is-active nginx").stdout.strip() == "active"
+
+
+def test_release_refuses_an_address_it_cannot_write_before_building_anything(tmp_path):
+    out = tmp_path / "out"
+    refused = run(
+        REPO / "packaging" / "release", "--out", out, env={**os.environ, "RENARD_HOMEPAGE": "https://a|b"}, check=False
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.endswith(
+        'release: RENARD_HOMEPAGE: an https:// address without spaces, | or & (got "https://a|b")\n'
+    )
+    assert not out.exists(), "the release began before refusing"
