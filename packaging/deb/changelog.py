@@ -1,4 +1,4 @@
-"""Writes the Debian changelog (changelog.Debian, gzipped by deb/build) from CHANGELOG.md: one
+"""Writes the Debian changelog (gzipped by deb/build as changelog.gz) from CHANGELOG.md: one
 entry per dated section "## [X.Y.Z] - YYYY-MM-DD", newest first, each bullet of the section an
 item; the version being built comes first, with the [Unreleased] section's bullets when it is a
 snapshot, with X.Y.Z's own section when it is a pre-release of X.Y.Z (not tagged yet).
