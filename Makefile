@@ -74,8 +74,10 @@ test-spec: setup $(RENARD)
 	$(PYTEST) -q spec/runner/tests
 	$(ARENA) verify --full --jobs 2
 
+# Two processes (pytest-xdist): most of these tests wait on a server, a load or a subprocess,
+# so two take about half the time of one; each test is independent (own ports, tmp_path, tags).
 test-arena: setup
-	$(PYTEST) -q -m "not slow" arena/tests
+	$(PYTEST) -q -m "not slow" -n 2 arena/tests
 
 ## test-slow: the arena's minutes-long tests (arena check rust end to end; CONTRIBUTING's Nim example from
 ## arena new to arena check), left out of make test
