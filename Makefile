@@ -6,7 +6,7 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-fresh test-deploy test-images release test-release cargo-tools-early verify check soak bench profile bench-quick latency report run demo fuzz clean
+.PHONY: all deps setup venv build test lint test-entries test-spec test-arena test-slow test-fresh test-deploy test-images release test-release release-early verify check soak bench profile bench-quick latency report run demo fuzz clean
 
 all: build
 
@@ -37,7 +37,7 @@ $(RENARD): $(wildcard servers/rust/src/*.rs) servers/rust/Cargo.toml servers/rus
 ## test: lint, every entry's own tests, the whole conformance and robustness suite against every
 ## `ours` entry, the arena's, deploy's and the release's tests. (The peers are verified by `make verify` and
 ## `make bench`: a peer that differs from the spec never fails a command, so it is not a test.)
-test: deps setup cargo-tools-early lint test-entries test-spec test-arena test-deploy test-images test-release
+test: deps setup release-early lint test-entries test-spec test-arena test-deploy test-images test-release
 	@scripts/no-leftovers $(RENARD_MAKE_RUN)
 
 # Every process a recipe of these targets starts carries RENARD_MAKE_RUN (make's pid) in its
@@ -74,8 +74,10 @@ test-spec: setup $(RENARD)
 	$(PYTEST) -q spec/runner/tests
 	$(ARENA) verify --full --jobs 2
 
+# Two processes (pytest-xdist): most of these tests wait on a server, a load or a subprocess,
+# so two take about half the time of one; each test is independent (own ports, tmp_path, tags).
 test-arena: setup
-	$(PYTEST) -q -m "not slow" arena/tests
+	$(PYTEST) -q -m "not slow" -n 2 arena/tests
 
 ## test-slow: the arena's minutes-long tests (arena check rust end to end; CONTRIBUTING's Nim example from
 ## arena new to arena check), left out of make test
@@ -123,24 +125,31 @@ release:
 TEST_GNUPG := $(abspath dist/.build/test-gnupg)
 test-release: setup
 	@scripts/deps test
-	@# make test started the tools' build early (cargo-tools-early): wait for it; the run below is
-	@# then instant, or shows the error if the build failed.
-	@if [ -f $(CARGO_TOOLS_PID) ]; then pid=$$(cat $(CARGO_TOOLS_PID)); rm -f $(CARGO_TOOLS_PID); \
-	  echo "waiting for the cargo tools' build (pid $$pid, log results/cargo-tools.log)"; \
-	  while grep -qs install-cargo-tools /proc/$$pid/cmdline; do sleep 2; done; fi
-	packaging/install-cargo-tools
-	GNUPGHOME=$(TEST_GNUPG) RENARD_SIGNING_KEY=$$(packaging/test-key $(TEST_GNUPG)) packaging/release
+	@# make test started the tools' build and the release early (release-early): wait for it (at
+	@# most an hour); when it built dist/ from HEAD, the tests run on that, else dist/ is built here.
+	@if [ -f $(RELEASE_EARLY_PID) ]; then pid=$$(cat $(RELEASE_EARLY_PID)); rm -f $(RELEASE_EARLY_PID); \
+	  echo "waiting for the early release (pid $$pid, log $(RELEASE_EARLY_LOG))"; \
+	  for _ in $$(seq 1800); do grep -qs release-early /proc/$$pid/cmdline || break; sleep 2; done; \
+	  if grep -qs release-early /proc/$$pid/cmdline; then echo "release-early: still running after an hour (pid $$pid)" >&2; exit 1; fi; fi
+	@if [ "$$(cat $(RELEASE_EARLY_STATUS) 2>/dev/null)" = "0 $$(git rev-parse HEAD)" ]; then rm -f $(RELEASE_EARLY_STATUS); \
+	  echo "release: built early, at make test's start; its output:"; cat $(RELEASE_EARLY_LOG); \
+	else rm -f $(RELEASE_EARLY_STATUS); set -x; packaging/install-cargo-tools && \
+	  GNUPGHOME=$(TEST_GNUPG) RENARD_SIGNING_KEY=$$(packaging/test-key $(TEST_GNUPG)) packaging/release; fi
 	@# gpg starts an agent for the throwaway key's home: stopped after the tests, pass or fail,
 	@# so that nothing outlives make test (scripts/no-leftovers).
 	$(PYTEST) -q packaging/tests; status=$$?; gpgconf --homedir $(TEST_GNUPG) --kill gpg-agent; exit $$status
 
-# make test compiles the release's cargo tools (about 9 minutes on a new 2-core machine) in the
-# background from its start, at the lowest CPU priority, while the suites run (they mostly wait on
-# sockets and timers); test-release waits for it. Nothing to do when the tools are installed.
-CARGO_TOOLS_PID := results/cargo-tools.pid
-cargo-tools-early: deps
+# make test compiles the release's cargo tools (about 9 minutes on a new 2-core machine; nothing to
+# do when they are installed), then builds the signed release (about 2 minutes from a clean clone),
+# in the background from its start, at the lowest CPU priority, while the suites run (they mostly
+# wait on sockets and timers): scripts/release-early. test-release waits for it.
+RELEASE_EARLY_PID := results/release-early.pid
+RELEASE_EARLY_LOG := results/release-early.log
+RELEASE_EARLY_STATUS := results/release-early.status
+release-early: deps
 	@mkdir -p results
-	@nice -n 19 packaging/install-cargo-tools >results/cargo-tools.log 2>&1 & echo $$! >$(CARGO_TOOLS_PID)
+	@rm -f $(RELEASE_EARLY_STATUS)
+	@nice -n 19 scripts/release-early $(TEST_GNUPG) $(RELEASE_EARLY_STATUS) >$(RELEASE_EARLY_LOG) 2>&1 & echo $$! >$(RELEASE_EARLY_PID)
 
 verify: build
 	$(ARENA) verify
