@@ -9,22 +9,10 @@
 #include <unistd.h>
 
 #include "listener.hpp"
+#include "loopback.hpp"
 
 namespace renard {
 namespace {
-
-// A listener on 127.0.0.1 at a port the kernel picks, written to address.
-int bind_loopback(sockaddr_in& address)
-{
-    address = sockaddr_in{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    const int fd = bind_listener(reinterpret_cast<const sockaddr*>(&address), sizeof address);
-    EXPECT_GE(fd, 0);
-    socklen_t len = sizeof address;
-    EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &len), 0);
-    return fd;
-}
 
 int int_option(int fd, int level, int name)
 {

@@ -18,6 +18,7 @@
 
 #include "config.hpp"
 #include "listener.hpp"
+#include "loopback.hpp"
 #include "response.hpp"
 #include "server.hpp"
 
@@ -72,12 +73,8 @@ TEST(Drain, AnswersNothingUntilEveryListenerIsClosed)
     shared.listeners_wait = std::chrono::milliseconds(30'000);  // the wait, not its bound
 
     sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    const int listener = bind_listener(reinterpret_cast<const sockaddr*>(&address), sizeof address);
+    const int listener = bind_loopback(address);
     ASSERT_GE(listener, 0);
-    socklen_t len = sizeof address;
-    ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &len), 0);
     int rc = -1;
     std::string ring_error;
     std::thread ring([&] { rc = run_worker(shared, listener, ring_error); });
