@@ -93,6 +93,23 @@ class Visitors:
         for thread in self.threads:
             thread.join(timeout=60)
 
+    def answered(self, more: int) -> None:
+        """Waits until `more` answers beyond those so far (or the deadline)."""
+        goal = self.answers + more
+        while self.answers < goal and time.monotonic() < self.deadline:
+            time.sleep(0.2)
+
+
+def served_throughout(port: int, cafile, action) -> None:
+    """Runs action (an upgrade) while visitors load the site, with 50 answers before and 50
+    after it, and asserts that no visitor met a failure."""
+    with Visitors(port, cafile) as visitors:
+        visitors.answered(50)
+        action()
+        visitors.answered(50)
+    assert visitors.failures == [], f"{len(visitors.failures)} failed of {visitors.answers}: {visitors.failures[:5]}"
+    assert visitors.answers >= 100
+
 
 def certificate(folder):
     """A self-signed certificate for NAME (certbot's stand-in), in certbot's two files."""

@@ -12,11 +12,10 @@ is offline: only renard's repository is reachable), and the site's ports 80 and 
 ports of this shared machine."""
 
 import shutil
-import time
 
 import pytest
 from apt_client import served
-from booted import NAME, Visitors, booted, certificate, free_port, https, wait_for_port
+from booted import NAME, booted, certificate, free_port, https, served_throughout, wait_for_port
 
 from conftest import REPO, TEST_GNUPG, run, signing_env
 
@@ -98,17 +97,7 @@ def test_install_upgrade_under_load_rollback_and_purge_through_apt(machine, rele
         key = signing_env()["RENARD_SIGNING_KEY"]
         run(REPO / "packaging" / "apt-repo", "--dir", repository, "--key", key, bumped_release.deb(),
             env={**signing_env(), "GNUPGHOME": str(TEST_GNUPG)})  # fmt: skip
-        with Visitors(https_port, cafile) as visitors:
-            while visitors.answers < 50 and time.monotonic() < visitors.deadline:
-                time.sleep(0.2)
-            machine.guide(UPGRADE)
-            served_before = visitors.answers
-            while visitors.answers < served_before + 50 and time.monotonic() < visitors.deadline:
-                time.sleep(0.2)
-        assert visitors.failures == [], (
-            f"{len(visitors.failures)} failed of {visitors.answers}: {visitors.failures[:5]}"
-        )
-        assert visitors.answers >= 100
+        served_throughout(https_port, cafile, lambda: machine.guide(UPGRADE))
         assert machine.sh("dpkg-query -W -f '${Version}' renard").stdout == bumped_release.version
         assert machine.sh("renard --version").stdout.startswith(f"renard {bumped_release.crate_version} ")
         after = machine.sh("systemctl show -p MainPID --value renard.service").stdout.strip()

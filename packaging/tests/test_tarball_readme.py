@@ -15,10 +15,9 @@ import os
 import re
 import shutil
 import tarfile
-import time
 
 import pytest
-from booted import NAME, Visitors, booted, certificate, free_port, https, wait_for_port
+from booted import NAME, booted, certificate, free_port, https, served_throughout, wait_for_port
 from test_docs import FLAG, options_in_help
 
 from conftest import HOST, REPO, run
@@ -176,17 +175,7 @@ def test_install_check_upgrade_and_remove_by_hand_as_written(release, bumped_rel
 
         before = machine.sh("systemctl show -p MainPID --value renard.service").stdout.strip()
         upgraded = unpack_into(machine, bumped_release, MACHINE)
-        with Visitors(https_port, cafile) as visitors:
-            while visitors.answers < 50 and time.monotonic() < visitors.deadline:
-                time.sleep(0.2)
-            sh_in(machine, upgraded, commands(page["Upgrade"]))
-            served_before = visitors.answers
-            while visitors.answers < served_before + 50 and time.monotonic() < visitors.deadline:
-                time.sleep(0.2)
-        assert visitors.failures == [], (
-            f"{len(visitors.failures)} failed of {visitors.answers}: {visitors.failures[:5]}"
-        )
-        assert visitors.answers >= 100
+        served_throughout(https_port, cafile, lambda: sh_in(machine, upgraded, commands(page["Upgrade"])))
         assert machine.sh("/usr/local/bin/renard --version").stdout.startswith(
             f"renard {bumped_release.crate_version} "
         )
