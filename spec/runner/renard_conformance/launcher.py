@@ -241,6 +241,17 @@ class ServerProcess:
             seen.append(self.fd_count())
         return seen[-1]
 
+    def wait_rss_kib(self, at_most: int, timeout_s: float) -> int:
+        """Polls until the resident set is at most `at_most` KiB or timeout_s passes; the last
+        reading. A garbage-collected runtime hands freed memory back when its collector runs,
+        not when the load ends: a leak stays over the bound, garbage comes back under it."""
+        deadline = time.monotonic() + timeout_s
+        rss = self.rss_kib()
+        while rss > at_most and time.monotonic() < deadline:
+            time.sleep(0.2)
+            rss = self.rss_kib()
+        return rss
+
     def wait_fd_count(self, at_most: int, timeout_s: float) -> int:
         """Polls until the descriptor count is at most `at_most` or timeout_s passes; the last count."""
         deadline = time.monotonic() + timeout_s

@@ -355,10 +355,7 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
             if rss_baseline is None:
                 time.sleep(0.5)
                 rss_baseline = server.rss_kib()
-        deadline = time.monotonic() + SETTLE_S
-        while server.rss_kib() > rss_baseline * slack and time.monotonic() < deadline:
-            time.sleep(0.2)
-        rss = server.rss_kib()
+        rss = server.wait_rss_kib(int(rss_baseline * slack), SETTLE_S)
         record_property("fds_baseline", baseline)
         record_property("rss_kib_after_warm_up_flood", rss_baseline)
         record_property("rss_kib_after_measured_flood", rss)
@@ -416,10 +413,7 @@ def test_connections_faster_than_a_small_cap_leave_memory_as_before(base_argv, r
                 sock.close()
         assert_fds_back(server, baseline, f"a flood of {len(socks)} connections at a cap of {SMALL_CAP} was released")
         bound = max(rss_before * SMALL_CAP_GROWTH, rss_before + SMALL_CAP_FLOOR_KIB)
-        deadline = time.monotonic() + SETTLE_S
-        while server.rss_kib() > bound and time.monotonic() < deadline:
-            time.sleep(0.2)
-        rss = server.rss_kib()
+        rss = server.wait_rss_kib(bound, SETTLE_S)
         record_property(
             "small_cap_flood",
             {
@@ -750,6 +744,10 @@ TLS_CLIENT_HELLO = bytes.fromhex(
     "0000000e000c0000096c6f63616c686f7374000a00080006001d00170018000d000400020403002b0003020304"
 )
 ERROR_STATUSES = {400, 414, 431, 501, 505}
+# What the hostile bytes may leave resident once the collector has run: a 100 000-deep
+# pipeline makes about 14 MiB of responses, which a garbage-collected runtime frees only at
+# its next collection (Bun held 41 MiB more at the last answer, 17 MiB a second later).
+HOSTILE_RSS_GROWTH_KIB = 32 * 1024
 
 
 def hostile_cases() -> list:
@@ -786,8 +784,11 @@ def assert_unharmed(server) -> None:
     assert server.running(), f"the server exited (status {server.process.poll()})"
     response = served_again(server.target, within_s=ANSWER_WAIT_S)
     assert response is not None and response.status == 302, "not served after hostile bytes"
-    rss = server.rss_kib()
-    assert rss <= server.baseline_rss + 32 * 1024, f"VmRSS {rss} KiB, {server.baseline_rss} KiB at start"
+    bound = server.baseline_rss + HOSTILE_RSS_GROWTH_KIB
+    rss = server.wait_rss_kib(bound, SETTLE_S)
+    assert rss <= bound, (
+        f"VmRSS {rss} KiB {SETTLE_S:g} s after, {server.baseline_rss} KiB at start: more than 32 MiB kept"
+    )
     assert_fds_back(server, server.baseline_fds, "hostile bytes")
 
 

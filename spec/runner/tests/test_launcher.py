@@ -1,0 +1,50 @@
+"""The launcher's readings of a server's resources, against a process whose memory is known."""
+
+import sys
+import time
+
+from renard_conformance.launcher import ServerProcess
+
+HELD_MIB = 64
+
+# Writes 64 MiB (resident), says so, holds it for `hold` seconds, then frees it (a bytearray
+# this large is its own mapping: freeing it returns the pages at once), then lives on.
+HOLDER = f"""
+import sys, time
+held = bytearray(b"x" * ({HELD_MIB} << 20))
+print("held", file=sys.stderr, flush=True)
+time.sleep(float(sys.argv[1]))
+del held
+time.sleep(60)
+"""
+
+
+def holder(hold_s: float) -> ServerProcess:
+    server = ServerProcess([sys.executable, "-c", HOLDER, str(hold_s)]).start()
+    deadline = time.monotonic() + 30
+    while "held" not in server.stderr_tail and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "held" in server.stderr_tail, "the holder never held its memory"
+    return server
+
+
+def test_wait_rss_kib_returns_once_memory_freed_after_the_load_is_back_under_the_bound():
+    server = holder(hold_s=1.0)
+    try:
+        held = server.rss_kib()
+        bound = held - HELD_MIB * 1024 // 2
+        assert server.wait_rss_kib(bound, timeout_s=30) <= bound
+    finally:
+        server.stop()
+
+
+def test_wait_rss_kib_reports_memory_that_is_kept_past_its_timeout():
+    server = holder(hold_s=60.0)
+    try:
+        held = server.rss_kib()
+        bound = held - HELD_MIB * 1024 // 2
+        began = time.monotonic()
+        assert server.wait_rss_kib(bound, timeout_s=1.0) > bound
+        assert time.monotonic() - began >= 1.0
+    finally:
+        server.stop()
