@@ -245,21 +245,22 @@ class ServerProcess:
         """Polls until the resident set is at most `at_most` KiB or timeout_s passes; the last
         reading. A garbage-collected runtime hands freed memory back when its collector runs,
         not when the load ends: a leak stays over the bound, garbage comes back under it."""
-        deadline = time.monotonic() + timeout_s
-        rss = self.rss_kib()
-        while rss > at_most and time.monotonic() < deadline:
-            time.sleep(0.2)
-            rss = self.rss_kib()
-        return rss
+        return at_most_within(self.rss_kib, at_most, timeout_s, interval_s=0.2)
 
     def wait_fd_count(self, at_most: int, timeout_s: float) -> int:
         """Polls until the descriptor count is at most `at_most` or timeout_s passes; the last count."""
-        deadline = time.monotonic() + timeout_s
-        count = self.fd_count()
-        while count > at_most and time.monotonic() < deadline:
-            time.sleep(0.1)
-            count = self.fd_count()
-        return count
+        return at_most_within(self.fd_count, at_most, timeout_s, interval_s=0.1)
+
+
+def at_most_within(read, at_most: int, timeout_s: float, interval_s: float) -> int:
+    """Calls read() every interval_s until it returns at most `at_most` or timeout_s passes;
+    its last value."""
+    deadline = time.monotonic() + timeout_s
+    value = read()
+    while value > at_most and time.monotonic() < deadline:
+        time.sleep(interval_s)
+        value = read()
+    return value
 
 
 def process_tree(pid: int) -> list[int]:
