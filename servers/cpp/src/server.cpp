@@ -1,4 +1,4 @@
-// One thread's io_uring loop. Every operation is a completion: a multishot accept on the
+// One thread's io_uring loop. Every operation is a completion: single-shot accepts on the
 // listener, a multishot receive per connection into the thread's provided-buffer ring, at
 // most one send per connection in flight (each receive batch's answers go out in one
 // send), and a poll on the shutdown eventfd. Timeouts: the wait for completions is bounded
@@ -41,16 +41,20 @@ constexpr unsigned kBufferCount = 64;
 constexpr std::size_t kBufferSize = 2048;
 // Output buffers kept for reuse once their connection has sent everything.
 constexpr std::size_t kPoolKeep = 32;
-// Near the cap (open + kCapMargin >= cap), single-shot accepts, this many in flight.
-constexpr std::uint32_t kCapMargin = 64;
-constexpr unsigned kAcceptsNearCap = 2;
+// Accepts in flight per thread: at most kAcceptsPlaced, each holding a place under the cap
+// (and at most a quarter of the cap shared among the threads); kAcceptsAtCap while no
+// place is left, whose arrivals make room (SPEC §7.5).
+constexpr std::uint32_t kAcceptsPlaced = 16;
+constexpr std::uint32_t kAcceptsAtCap = 2;
 // At the cap, candidates whose sockets are read before one is chosen.
 constexpr std::size_t kVictimReads = 8;
 // Reads of one socket by read_held, kBufferSize each: more than the longest head (§5).
 constexpr unsigned kHeldReads = 16;
 
-// What a completion is for: the operation in the top byte of user_data, the slot below.
+// What a completion is for: the operation in the top byte of user_data, the slot below (for
+// an accept, whether it holds a place under the cap).
 enum class Op : std::uint8_t { Ignore = 0, Accept, Recv, Send, Shutdown };
+enum Place : std::uint32_t { kAtCap = 0, kPlaced = 1 };
 constexpr std::uint64_t tag(Op op, std::uint32_t slot = 0) { return std::uint64_t(op) << 56 | slot; }
 constexpr Op op_of(std::uint64_t data) { return Op(data >> 56); }
 constexpr std::uint32_t slot_of(std::uint64_t data) { return std::uint32_t(data); }
@@ -96,7 +100,9 @@ private:
     void dispatch(const io_uring_cqe& cqe);
     void arm_accept();
     void close_pending();
-    void on_accept(const io_uring_cqe& cqe);
+    void on_accept(Place place, const io_uring_cqe& cqe);
+    bool take_place();
+    void queue_accept(Place place);
     void expire();
     void begin_shutdown();
     void close_listener();
@@ -121,7 +127,7 @@ private:
     void finish_closing(std::uint32_t i);
     std::uint32_t choose_victim() const;
     bool make_room();
-    void admit(int fd);
+    void admit(int fd, Place place);
     bool output_full(const Conn& c) const { return c.out_len + redirects_.max_response() > kOutputBound; }
     void note_deadline(const Conn& c);
 
@@ -141,9 +147,8 @@ private:
     std::uint64_t rng_ = 0;
     std::int64_t now_ = 0;
     std::int64_t next_scan_ = kNever;
-    unsigned accepts_in_flight_ = 0;  // accept operations the kernel holds
-    bool accept_multishot_ = false;   // ... one multishot accept
-    bool accept_cancelled_ = false;   // ... whose cancellation was asked for
+    std::uint32_t accepts_[2] = {0, 0};  // accept operations the kernel holds, by Place
+    std::uint32_t places_ = 1;           // ... at most, holding a place (kAcceptsPlaced)
     bool shutting_down_ = false;  // every response closes (SPEC §7.6)
     std::int64_t drain_end_ = kNever;
     bool drain_ended_ = false;
@@ -167,42 +172,45 @@ int Worker::setup(std::string& error)
     }
     now_ = monotonic_ns();
     date_.update(std::time(nullptr));
+    places_ = std::clamp<std::uint32_t>(config_.max_connections / (4 * config_.threads), 1, kAcceptsPlaced);
     io_uring_sqe* s = ring_.sqe();
     io_uring_prep_poll_add(s, shared_.shutdown_fd, POLLIN);
     io_uring_sqe_set_data64(s, tag(Op::Shutdown));
-    arm_accept();
     return 0;
 }
 
-// Far from the cap, one multishot accept takes every pending connection at once. Near it,
-// a burst taken at once would hold more descriptors than the cap until the batch is
-// handled, so accepts are single-shot, at most kAcceptsNearCap in flight (SPEC §7.5).
+// Single-shot accepts, each of which takes one connection (a multishot accept takes all
+// the listener holds in one go: 250 to 330 at once in a flood, measured, hundreds of
+// descriptors over the cap until the batch was handled). Each accept first takes a place
+// under the cap (Shared::open), so that what the threads accept fits; with none left, a
+// thread keeps kAcceptsAtCap in flight whose arrivals evict (SPEC §7.5). So the threads
+// together hold at most threads x kAcceptsAtCap descriptors over the cap, until the end
+// of a batch. A place held by an accept in flight counts as an open connection: with
+// several threads, an arrival at one may evict while another holds places not yet used.
 void Worker::arm_accept()
 {
     if (shutting_down_) return;
-    const bool near_cap = shared_.open.load(std::memory_order_relaxed) + kCapMargin >= config_.max_connections;
-    if (!near_cap && accepts_in_flight_ == 0) {
-        io_uring_sqe* s = ring_.sqe();
-        io_uring_prep_multishot_accept(s, listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-        io_uring_sqe_set_data64(s, tag(Op::Accept));
-        accept_multishot_ = true;
-        accepts_in_flight_ = 1;
-        return;
-    }
-    if (near_cap && accept_multishot_ && !accept_cancelled_) {
-        io_uring_sqe* s = ring_.sqe();
-        io_uring_prep_cancel64(s, tag(Op::Accept), IORING_ASYNC_CANCEL_ALL);
-        io_uring_sqe_set_data64(s, tag(Op::Ignore));
-        accept_cancelled_ = true;
-        return;
-    }
-    if (accept_multishot_) return;
-    while (accepts_in_flight_ < kAcceptsNearCap) {
-        io_uring_sqe* s = ring_.sqe();
-        io_uring_prep_accept(s, listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-        io_uring_sqe_set_data64(s, tag(Op::Accept));
-        accepts_in_flight_++;
-    }
+    const auto in_flight = [this] { return accepts_[kPlaced] + accepts_[kAtCap]; };
+    while (in_flight() < places_ && take_place()) queue_accept(kPlaced);
+    while (in_flight() < kAcceptsAtCap) queue_accept(kAtCap);
+}
+
+void Worker::queue_accept(Place place)
+{
+    io_uring_sqe* s = ring_.sqe();
+    io_uring_prep_accept(s, listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    io_uring_sqe_set_data64(s, tag(Op::Accept, place));
+    accepts_[place]++;
+}
+
+// One place under the cap, if one is left.
+bool Worker::take_place()
+{
+    std::uint32_t open = shared_.open.load(std::memory_order_relaxed);
+    do {
+        if (open >= config_.max_connections) return false;
+    } while (!shared_.open.compare_exchange_weak(open, open + 1, std::memory_order_relaxed));
+    return true;
 }
 
 std::int64_t Worker::wake_at() const
@@ -219,6 +227,7 @@ void Worker::run()
         const std::int64_t wake = wake_at();
         io_uring_cqe* first = nullptr;
         close_pending();
+        arm_accept();  // after the evicted connections' descriptors are closed
         if (wake == kNever) {
             io_uring_submit_and_wait_timeout(ring, &first, 1, nullptr, nullptr);
         } else {
@@ -237,9 +246,9 @@ void Worker::run()
             seen++;
         }
         io_uring_cq_advance(ring, seen);
-        for (int fd : at_cap_) admit(fd);
+        close_pending();  // the places of the connections the batch closed, for those at the cap
+        for (int fd : at_cap_) admit(fd, kAtCap);
         at_cap_.clear();
-        arm_accept();
         if (next_scan_ <= now_) expire();
         if (shutting_down_) {
             if (!drain_ended_ && now_ >= drain_end_) end_drain();
@@ -252,12 +261,14 @@ void Worker::run()
     close_pending();
 }
 
-// Submits what is queued, then closes the descriptors of the connections closed since.
+// Submits what is queued, then closes the descriptors of the connections closed since and
+// gives their places under the cap back: a place is a descriptor held.
 void Worker::close_pending()
 {
     if (closing_fds_.empty()) return;
     io_uring_submit(ring_.get());
     for (int fd : closing_fds_) ::close(fd);
+    shared_.open.fetch_sub(std::uint32_t(closing_fds_.size()), std::memory_order_relaxed);
     closing_fds_.clear();
 }
 
@@ -266,7 +277,7 @@ void Worker::dispatch(const io_uring_cqe& cqe)
     const std::uint64_t data = io_uring_cqe_get_data64(&cqe);
     switch (op_of(data)) {
     case Op::Ignore: break;
-    case Op::Accept: on_accept(cqe); break;
+    case Op::Accept: on_accept(Place(slot_of(data)), cqe); break;
     case Op::Recv: on_recv(slot_of(data), cqe); break;
     case Op::Send: on_send(slot_of(data), cqe.res); break;
     case Op::Shutdown:
@@ -330,7 +341,6 @@ void Worker::close_conn(std::uint32_t i)
     c.fd = -1;
     c.closed = true;
     std::vector<std::uint8_t>().swap(c.leftover);
-    shared_.open.fetch_sub(1, std::memory_order_relaxed);
     free_slot_if_done(i);
 }
 
@@ -392,20 +402,18 @@ bool Worker::make_room()
     return false;
 }
 
-// A new connection. At the cap it waits for the end of the batch of completions, so that
-// what the batch delivered to the others is known before one is chosen (SPEC §7.5).
-void Worker::on_accept(const io_uring_cqe& cqe)
+// A new connection, in the place its accept held, or, accepted at the cap, after the batch
+// of completions, so that what the batch delivered to the others is known before one is
+// chosen (SPEC §7.5). Accepted before the listener closed, so served, in the drain too (§7.6).
+void Worker::on_accept(Place place, const io_uring_cqe& cqe)
 {
-    if (!(cqe.flags & IORING_CQE_F_MORE)) {
-        accepts_in_flight_--;
-        if (accept_multishot_) accept_multishot_ = accept_cancelled_ = false;
-    }
-    if (cqe.res >= 0) {
-        // Accepted before the listener closed, so served, in the drain too (SPEC §7.6).
-        if (shared_.open.load(std::memory_order_relaxed) >= config_.max_connections)
-            at_cap_.push_back(cqe.res);
-        else
-            admit(cqe.res);
+    accepts_[place]--;
+    if (cqe.res < 0) {
+        if (place == kPlaced) shared_.open.fetch_sub(1, std::memory_order_relaxed);
+    } else if (place == kAtCap && shared_.open.load(std::memory_order_relaxed) >= config_.max_connections) {
+        at_cap_.push_back(cqe.res);
+    } else {
+        admit(cqe.res, place);
     }
 }
 
@@ -414,9 +422,9 @@ void Worker::on_accept(const io_uring_cqe& cqe)
 // and a connection whose request is answered is not the one the next arrival at the cap
 // evicts. No receive is armed yet, so octets stay in order. The clock is read again:
 // among a burst accepted in one batch, the first has waited longest (§7.5).
-void Worker::admit(int fd)
+void Worker::admit(int fd, Place place)
 {
-    if (!make_room()) {
+    if (place == kAtCap && !make_room()) {
         ::close(fd);
         return;
     }
@@ -719,9 +727,9 @@ void Worker::begin_shutdown()
 {
     shutting_down_ = true;
     drain_end_ = now_ + std::min(config_.drain_timeout_ns, config_.header_timeout_ns);
-    if (accepts_in_flight_ > 0) {
+    if (accepts_[kPlaced] + accepts_[kAtCap] > 0) {
         io_uring_sqe* s = ring_.sqe();
-        io_uring_prep_cancel64(s, tag(Op::Accept), IORING_ASYNC_CANCEL_ALL);
+        io_uring_prep_cancel_fd(s, listener_.get(), IORING_ASYNC_CANCEL_ALL);
         io_uring_sqe_set_data64(s, tag(Op::Ignore));
     }
     // Submitted now; under DEFER_TASKRUN the accept completes, and lets go of the socket,
@@ -745,7 +753,7 @@ void Worker::begin_shutdown()
     close_listener();
     shared_.listeners.wait_all_closed(shared_.listeners_wait);
     now_ = monotonic_ns();
-    for (const int fd : queued) admit(fd);
+    for (const int fd : queued) admit(fd, kAtCap);
 }
 
 // Closes this thread's listener and counts it closed.

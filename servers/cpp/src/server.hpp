@@ -1,7 +1,7 @@
 // Listeners and the io_uring loop of one thread (SPEC §7). Each thread owns a SO_REUSEPORT
 // listener on the same address, a ring, a provided-buffer ring and its connections; the
-// state shared between threads is the count of open connections (for the cap) and, for the
-// drain, the count of listeners closed.
+// state shared between threads is the count of places taken under the connection cap and,
+// for the drain, the count of listeners closed.
 #pragma once
 
 #include <sys/socket.h>
@@ -41,7 +41,10 @@ private:
 struct Shared {
     Config config;
     const Redirects* redirects = nullptr;
-    std::atomic<std::uint32_t> open{0};  // open connections across all threads
+    // Places under the cap taken across all threads: one per connection, from its accept until
+    // its descriptor is closed, and one per accept in flight that holds it for the connection
+    // it will bring (server.cpp, arm_accept).
+    std::atomic<std::uint32_t> open{0};
     int shutdown_fd = -1;                // eventfd written on SIGTERM/SIGINT, never read
     Listeners listeners;
     // Longest wait, when the drain begins, for the other threads to close their listeners: a
