@@ -10,7 +10,8 @@ command line and hands it here) and by the flagship's footprint scripts.
   http://HOST:PORT` on stderr (ready="listening"), or a TCP connect (ready="port").
 - `stop()` sends SIGTERM (SPEC §7.6) to the process, or to its group, waits, then SIGKILLs.
 - `fd_count()`, `rss_kib()`, `peak_rss_kib()`, `pss_kib()`, `cpu_seconds()` read /proc,
-  summed over the process tree (a runtime without threads may use worker processes, §1).
+  summed over the process tree (a runtime without threads may use worker processes, §1);
+  `peak_fd_count()` samples the descriptors every millisecond through a block.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -246,6 +248,22 @@ class ServerProcess:
         reading. A garbage-collected runtime hands freed memory back when its collector runs,
         not when the load ends: a leak stays over the bound, garbage comes back under it."""
         return at_most_within(self.rss_kib, at_most, timeout_s, interval_s=0.2)
+
+    @contextlib.contextmanager
+    def peak_fd_count(self):
+        """Samples the descriptor count every millisecond while the block runs (renard_conformance.
+        fdpeak, a process of its own, over the tree as it stands at the start); yields a list
+        whose one element is, after the block, the highest count read."""
+        peak = [0]
+        argv = [sys.executable, "-m", "renard_conformance.fdpeak", *map(str, self.tree_pids())]
+        with subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as sampler:
+            try:
+                if sampler.stdout.readline().strip() != "sampling":
+                    raise StartError("the descriptor sampler (renard_conformance.fdpeak) did not start")
+                yield peak
+            finally:
+                out, _ = sampler.communicate(timeout=10)  # closes its stdin: it stops and says
+            peak[0] = int(out)
 
     def wait_fd_count(self, at_most: int, timeout_s: float) -> int:
         """Polls until the descriptor count is at most `at_most` or timeout_s passes; the last count."""

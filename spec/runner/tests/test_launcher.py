@@ -1,5 +1,7 @@
 """The launcher's readings of a server's resources, against a process whose memory is known."""
 
+import os
+import signal
 import sys
 import time
 
@@ -46,5 +48,42 @@ def test_wait_rss_kib_reports_memory_that_is_kept_past_its_timeout():
         began = time.monotonic()
         assert server.wait_rss_kib(bound, timeout_s=1.0) > bound
         assert time.monotonic() - began >= 1.0
+    finally:
+        server.stop()
+
+
+BURST = 300
+
+# Says it is ready; at SIGUSR1 opens BURST descriptors, holds them for 20 ms, closes them,
+# says so, and lives on.
+BURSTER = f"""
+import os, signal, sys, time
+signal.pthread_sigmask(signal.SIG_BLOCK, {{signal.SIGUSR1}})
+print("ready", file=sys.stderr, flush=True)
+signal.sigwait({{signal.SIGUSR1}})
+held = [os.open("/dev/null", os.O_RDONLY) for _ in range({BURST})]
+time.sleep(0.02)
+for fd in held:
+    os.close(fd)
+print("burst over", file=sys.stderr, flush=True)
+time.sleep(60)
+"""
+
+
+def test_peak_fd_count_sees_descriptors_held_for_20_ms_that_a_read_after_does_not():
+    server = ServerProcess([sys.executable, "-c", BURSTER]).start()
+    try:
+        deadline = time.monotonic() + 30
+        while "ready" not in server.stderr_tail and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "ready" in server.stderr_tail, "the burster never started"
+        with server.peak_fd_count() as peak:
+            os.kill(server.process.pid, signal.SIGUSR1)
+            while "burst over" not in server.stderr_tail and time.monotonic() < deadline:
+                time.sleep(0.01)
+        assert "burst over" in server.stderr_tail, "the burster never burst"
+        after = server.fd_count()
+        assert after < BURST
+        assert peak[0] >= after + BURST
     finally:
         server.stop()

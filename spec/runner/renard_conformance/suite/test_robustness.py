@@ -291,6 +291,11 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
 # --- connection flood ---------------------------------------------------------------------------
 
 FLOOD_CAP = 1000
+# Descriptors a server may hold over its baseline and the cap: while it reads them once
+# the connects are done, and at any moment of the flood (the few connections each thread
+# has accepted and not yet evicted for, SPEC §7.5, and closes not yet done).
+FLOOD_HELD_OVER = 8
+FLOOD_PEAK_OVER = 16
 
 
 def flood(target, count: int, within_s: float = 20.0) -> tuple[list[socket.socket], dict]:
@@ -325,8 +330,10 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
     base_argv, request, record_property
 ):
     """min(10 000, our descriptor limit) connections at once against --max-connections 1000:
-    the server never holds more than the cap, serves a fresh client meanwhile, and when they are
-    released returns to its descriptors and (after a warm-up flood) its RSS within 10 %."""
+    the server never holds more than the cap (read once the connects are done, and its peak
+    sampled every millisecond through the flood: a burst accepted at once shows only there),
+    serves a fresh client meanwhile, and when they are released returns to its descriptors
+    and (after a warm-up flood) its RSS within 10 %."""
     count = min(10_000, raise_fd_limit() - 512)
     slack = request.config.getoption("--renard-rss-slack")  # 1.10: "within 10 %" of the warm-up's
     assert count > FLOOD_CAP, f"the descriptor limit allows only {count} connections"
@@ -335,15 +342,21 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
         baseline = baseline_fds(server)
         rss_baseline = None
         for round_name in ("warm-up", "measured"):
-            socks, outcome = flood(target, count)
+            socks: list[socket.socket] = []
             try:
-                held = server.fd_count()
-                figures = {"connections": count, **outcome, "server_fds": held, "server_rss_kib": server.rss_kib()}
-                record_property(f"{round_name}_flood", figures)
-                assert held <= baseline + FLOOD_CAP + 8, (
+                with server.peak_fd_count() as peak:
+                    socks, outcome = flood(target, count)
+                    held = server.fd_count()
+                    response = served_again(target, within_s=ANSWER_WAIT_S)
+                figures = {"connections": count, **outcome, "server_fds": held, "server_fds_peak": peak[0]}
+                record_property(f"{round_name}_flood", {**figures, "server_rss_kib": server.rss_kib()})
+                assert held <= baseline + FLOOD_CAP + FLOOD_HELD_OVER, (
                     f"{held} descriptors during a flood of {count} (cap {FLOOD_CAP}, baseline {baseline})"
                 )
-                response = served_again(target, within_s=ANSWER_WAIT_S)
+                assert peak[0] <= baseline + FLOOD_CAP + FLOOD_PEAK_OVER, (
+                    f"{peak[0]} descriptors at the peak of a flood of {count} (cap {FLOOD_CAP}, baseline "
+                    f"{baseline}, {FLOOD_PEAK_OVER} over allowed)"
+                )
                 assert response is not None and response.status == 302, (
                     f"a fresh client was not served during the {round_name} flood ({outcome})"
                 )
