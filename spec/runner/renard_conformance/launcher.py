@@ -263,6 +263,8 @@ class ServerProcess:
                 yield peak
             finally:
                 out, _ = sampler.communicate(timeout=10)  # closes its stdin: it stops and says
+            if not out.strip().isdigit():
+                raise RuntimeError(f"the descriptor sampler ended without a count (exit {sampler.returncode})")
             peak[0] = int(out)
 
     def wait_fd_count(self, at_most: int, timeout_s: float) -> int:

@@ -349,7 +349,7 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
                     held = server.fd_count()
                     response = served_again(target, within_s=ANSWER_WAIT_S)
                 figures = {"connections": count, **outcome, "server_fds": held, "server_fds_peak": peak[0]}
-                record_property(f"{round_name}_flood", {**figures, "server_rss_kib": server.rss_kib()})
+                record_property(f"{round_name}_flood", figures | {"server_rss_kib": server.rss_kib()})
                 assert held <= baseline + FLOOD_CAP + FLOOD_HELD_OVER, (
                     f"{held} descriptors during a flood of {count} (cap {FLOOD_CAP}, baseline {baseline})"
                 )
