@@ -31,6 +31,12 @@ NEEDS_NETWORK = [
     'sudo certbot certonly --webroot -w /var/www/html -d "$name" --deploy-hook "systemctl reload nginx"',
 ]
 SITE_WRITTEN = "| sudo tee /etc/nginx/conf.d/renard.conf >/dev/null"
+# Where the install puts the tarball's completions: the /usr/local counterparts of the package's.
+COMPLETIONS = {
+    "completions/renard.bash": "/usr/local/share/bash-completion/completions/renard",
+    "completions/_renard": "/usr/local/share/zsh/site-functions/_renard",
+    "completions/renard.fish": "/usr/local/share/fish/vendor_completions.d/renard.fish",
+}
 
 
 def sections(text: str) -> dict[str, str]:
@@ -165,6 +171,8 @@ def test_install_check_upgrade_and_remove_by_hand_as_written(release, bumped_rel
         status, location = https(https_port, cafile, "/")
         assert status == 302 and re.fullmatch(rf"https://{re.escape(NAME)}/Renard-[123]\.png", location), location
         assert https(https_port, cafile, location.removeprefix(f"https://{NAME}"))[0] == 200
+        for shipped, installed in COMPLETIONS.items():
+            assert machine.sh(f"cmp {folder}/{shipped} {installed}", check=False).returncode == 0, installed
         assert machine.sh("systemctl show -p ExecStart --value renard.service").stdout.startswith(
             "{ path=/usr/local/bin/renard ; argv[]=/usr/local/bin/renard --config /etc/renard/renard.conf"
         )
