@@ -1,6 +1,6 @@
 """Bench internals without a network run: sample arithmetic, the client-bound rule, wrk's
 command line per mode, the interleaved order. (The answer check is the runner's:
-spec/runner/test_reference.py.)"""
+spec/runner/tests/test_reference.py.)"""
 
 from dataclasses import dataclass, replace
 

@@ -33,7 +33,7 @@ def main() -> None:
                                "--threads", "1"], stderr=subprocess.PIPE)
     port = int(server.stderr.readline().decode().rsplit(":", 1)[1])
     url = f"http://127.0.0.1:{port}/"
-    script = ENTRY.parents[1] / "arena" / "src" / "arena" / "wrk" / "pipeline.lua"
+    script = ENTRY.parents[1] / "arena" / "src" / "arena" / "load" / "wrk" / "pipeline.lua"
     pipeline = ["-s", str(script)] if os.environ.get("PIPELINE") else []
     try:
         subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50", "-d1s", url],

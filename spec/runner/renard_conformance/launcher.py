@@ -1,6 +1,6 @@
 """One way to start, wait for, measure and stop a server process (Linux; stdlib only).
 
-Used by the runner's pytest suite, by the arena (`arena/process.py` renders an entry's
+Used by the runner's pytest suite, by the arena (`arena/entries/process.py` renders an entry's
 command line and hands it here) and by the flagship's footprint scripts.
 
 - `ServerProcess(argv, ...).start()` execs the server in its own session (so that its whole

@@ -144,7 +144,7 @@ def lua(m: Mix) -> str:
     if m.is_default:
         return ""
     names = ", ".join(f'"{n}"' for n in SEED_NAMES)
-    return f"""-- request mix `{m.name}` (arena/mix.py): one character a request, "{PLAIN}" the path alone,
+    return f"""-- request mix `{m.name}` (arena/load/mix.py): one character a request, "{PLAIN}" the path alone,
 -- "{BUSTED}" a cache-buster, "{SEED_CHARS[0]}".."{SEED_CHARS[-1]}" the seed SEED_NAMES[1..16]
 local KINDS = "{kinds(m)}"
 local SEED_NAMES = {{ {names} }}

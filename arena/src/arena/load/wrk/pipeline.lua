@@ -1,5 +1,5 @@
 -- request() for wrk: PIPELINE_DEPTH requests in one write; wrk then reads as many answers.
--- With a request mix (arena/mix.py defines arena_next_path before this file), each of the
+-- With a request mix (arena/load/mix.py defines arena_next_path before this file), each of the
 -- PIPELINE_DEPTH requests takes the mix's next request-target; without one, all are the URL's path.
 local PIPELINE_DEPTH = 16
 

@@ -3,7 +3,7 @@
 -- answer whose status is >= 400; 1xx/2xx answers are not counted by wrk itself.
 -- histogram: wrk's latency histogram folded into HISTOGRAM_PER_DECADE buckets per power of
 -- ten, [[bucket, count], ...] in bucket order: bucket b holds 10^((b-1)/20) < v <= 10^(b/20) µs
--- (arena/distribution.py reads it); percentiles: wrk's exact ones, µs.
+-- (arena/core/distribution.py reads it); percentiles: wrk's exact ones, µs.
 local HISTOGRAM_PER_DECADE = 20
 local PERCENTILES = { "50", "75", "90", "99", "99.9", "99.99", "100" }
 
