@@ -1,7 +1,8 @@
 """The documents stay true: the README's results table and its chart are what the arena prints
 and draws from the run archived beside them (docs/runs/), every relative link of the README,
-CONTRIBUTING and docs/ leads to a file, every docs/ page is reachable from the README, and the
-two pages keep their sizes (issue 41: README ≤ 200 lines, CONTRIBUTING ≤ 300).
+CONTRIBUTING and docs/ leads to a file, every repository path a Markdown page names in
+backticks exists, every docs/ page is reachable from the README, and the two pages keep their
+sizes (issue 41: README ≤ 200 lines, CONTRIBUTING ≤ 300).
 
 When the table's columns change (report/readme.py), regenerate both from the archive:
     tar xJf docs/runs/RUN.tar.xz -C /tmp/RUN && arena row --run /tmp/RUN --chart docs/results.svg
@@ -109,3 +110,30 @@ def test_every_docs_page_is_reachable_by_links_from_the_readme():
 def test_the_readme_and_contributing_keep_their_sizes():
     assert len(README.read_text().splitlines()) <= 200
     assert len((REPO / "CONTRIBUTING.md").read_text().splitlines()) <= 300
+
+
+# A repository path in a Markdown code span: checked against the tree, so a move leaves none stale.
+CODE_PATH = re.compile(r"`((?:arena|spec|servers|peers|deploy|packaging|scripts|docs)/[^`\s]*)`")
+PLACEHOLDER = re.compile(r"[{}<>*…]|VERSION|NAME|RUN|YYYY")
+NOT_YET = {
+    "servers/nim/": "CONTRIBUTING's walkthrough makes it (arena new nim)",
+    "packaging/renard-archive-keyring.gpg": "committed when the release key is made (packaging/README.md)",
+}
+
+
+def test_every_repository_path_the_markdown_names_exists():
+    """In every tracked Markdown page (the archived runs aside), a path in backticks under one
+    of the repository's folders names a file or folder: from the root, from the page's own
+    folder, or (the arena's own way of naming its modules) from arena/src/."""
+    listed = subprocess.run(["git", "ls-files", "*.md"], cwd=REPO, capture_output=True, text=True, check=True)
+    pages = [page for page in listed.stdout.split() if not page.startswith("docs/runs/")]
+    missing = []
+    for page in pages:
+        for path in CODE_PATH.findall((REPO / page).read_text()):
+            path = path.rstrip(".,:;)")
+            if PLACEHOLDER.search(path) or path in NOT_YET:
+                continue
+            bases = (REPO, (REPO / page).parent, REPO / "arena" / "src")
+            if not any((base / path).exists() for base in bases):
+                missing.append(f"{page}: {path}")
+    assert pages and not missing, missing
