@@ -69,11 +69,6 @@ class Warmup:
     def seconds(self) -> int:
         return len(self.rps) * WINDOW_S + max(0, self.lead_s - WINDOW_S)
 
-    @property
-    def judged_on(self) -> str:
-        """What steadiness was judged on: "cpu" (CPU per request) or "rps" (requests/s)."""
-        return "cpu" if self.cpu_us is not None else "rps"
-
 
 def is_steady(values: list[float], windows: int = STEADY_WINDOWS, spread: float = SPREAD) -> bool:
     """The last `windows` figures within `spread` of each other (all positive)."""
