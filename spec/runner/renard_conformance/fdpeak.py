@@ -10,30 +10,20 @@ prints `sampling` once it has read the count, then samples until its standard in
 
 from __future__ import annotations
 
-import os
 import select
 import sys
+
+from .launcher import proc_fd_count
 
 EVERY_S = 0.001
 
 
-def fd_count(pids: list[int]) -> int:
-    """Open descriptors of pids now, summed (a process gone counts 0)."""
-    total = 0
-    for pid in pids:
-        try:
-            total += len(os.listdir(f"/proc/{pid}/fd"))
-        except OSError:
-            pass
-    return total
-
-
 def main(argv: list[str]) -> int:
     pids = [int(arg) for arg in argv]
-    peak = fd_count(pids)
+    peak = proc_fd_count(pids)
     print("sampling", flush=True)
     while not select.select([sys.stdin], [], [], EVERY_S)[0]:
-        peak = max(peak, fd_count(pids))
+        peak = max(peak, proc_fd_count(pids))
     print(peak, flush=True)
     return 0
 

@@ -212,11 +212,7 @@ class ServerProcess:
         return process_tree(self.process.pid) if self.running() else []
 
     def fd_count(self) -> int:
-        total = 0
-        for pid in self.tree_pids():
-            with contextlib.suppress(OSError):
-                total += len(os.listdir(f"/proc/{pid}/fd"))
-        return total
+        return proc_fd_count(self.tree_pids())
 
     def rss_kib(self) -> int:
         """Resident set now (VmRSS), KiB."""
@@ -300,6 +296,15 @@ def process_tree(pid: int) -> list[int]:
         tree += children
         frontier += children
     return tree
+
+
+def proc_fd_count(pids: list[int]) -> int:
+    """Open descriptors of pids now, summed (a process gone counts 0)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            total += len(os.listdir(f"/proc/{pid}/fd"))
+    return total
 
 
 def proc_kib(pid: int, file: str, key: str) -> int:

@@ -21,12 +21,17 @@ time.sleep(60)
 """
 
 
+def said(server: ServerProcess, line: str, within_s: float = 30) -> bool:
+    """Whether the process writes `line` on stderr within within_s (polled every 10 ms)."""
+    deadline = time.monotonic() + within_s
+    while line not in server.stderr_tail and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return line in server.stderr_tail
+
+
 def holder(hold_s: float) -> ServerProcess:
     server = ServerProcess([sys.executable, "-c", HOLDER, str(hold_s)]).start()
-    deadline = time.monotonic() + 30
-    while "held" not in server.stderr_tail and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert "held" in server.stderr_tail, "the holder never held its memory"
+    assert said(server, "held"), "the holder never held its memory"
     return server
 
 
@@ -73,15 +78,11 @@ time.sleep(60)
 def test_peak_fd_count_sees_descriptors_held_for_20_ms_that_a_read_after_does_not():
     server = ServerProcess([sys.executable, "-c", BURSTER]).start()
     try:
-        deadline = time.monotonic() + 30
-        while "ready" not in server.stderr_tail and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert "ready" in server.stderr_tail, "the burster never started"
+        assert said(server, "ready"), "the burster never started"
         with server.peak_fd_count() as peak:
             os.kill(server.process.pid, signal.SIGUSR1)
-            while "burst over" not in server.stderr_tail and time.monotonic() < deadline:
-                time.sleep(0.01)
-        assert "burst over" in server.stderr_tail, "the burster never burst"
+            burst = said(server, "burst over")
+        assert burst, "the burster never burst"
         after = server.fd_count()
         assert after < BURST
         assert peak[0] >= after + BURST
