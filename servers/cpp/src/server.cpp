@@ -103,6 +103,7 @@ private:
     void on_accept(Place place, const io_uring_cqe& cqe);
     bool take_place();
     void queue_accept(Place place);
+    std::uint32_t accepts_in_flight() const { return accepts_[kPlaced] + accepts_[kAtCap]; }
     void expire();
     void begin_shutdown();
     void close_listener();
@@ -190,9 +191,8 @@ int Worker::setup(std::string& error)
 void Worker::arm_accept()
 {
     if (shutting_down_) return;
-    const auto in_flight = [this] { return accepts_[kPlaced] + accepts_[kAtCap]; };
-    while (in_flight() < places_ && take_place()) queue_accept(kPlaced);
-    while (in_flight() < kAcceptsAtCap) queue_accept(kAtCap);
+    while (accepts_in_flight() < places_ && take_place()) queue_accept(kPlaced);
+    while (accepts_in_flight() < kAcceptsAtCap) queue_accept(kAtCap);
 }
 
 void Worker::queue_accept(Place place)
@@ -727,12 +727,12 @@ void Worker::begin_shutdown()
 {
     shutting_down_ = true;
     drain_end_ = now_ + std::min(config_.drain_timeout_ns, config_.header_timeout_ns);
-    if (accepts_[kPlaced] + accepts_[kAtCap] > 0) {
+    if (accepts_in_flight() > 0) {
         io_uring_sqe* s = ring_.sqe();
         io_uring_prep_cancel_fd(s, listener_.get(), IORING_ASYNC_CANCEL_ALL);
         io_uring_sqe_set_data64(s, tag(Op::Ignore));
     }
-    // Submitted now; under DEFER_TASKRUN the accept completes, and lets go of the socket,
+    // Submitted now; under DEFER_TASKRUN the accepts complete, and let go of the socket,
     // only at this ring's next wait for completions: after the drain's first answers.
     io_uring_submit(ring_.get());
     // What the kernel already queued on the listener is an open connection: taken before
@@ -747,7 +747,7 @@ void Worker::begin_shutdown()
                 break;  // EAGAIN: the queue is empty (or out of descriptors)
         }
     }
-    // Stops listening at once, though the cancelled accept still holds the socket: a new
+    // Stops listening at once, though the cancelled accepts still hold the socket: a new
     // connection is refused before any answer says close. Closing alone left it listening.
     ::shutdown(listener_.get(), SHUT_RD);
     close_listener();
