@@ -154,12 +154,17 @@ release-early: deps
 verify: build
 	$(ARENA) verify
 
-## flake: every renard's whole suite N times, two passes at a time (each the other's load), and a
-## table entry x test -> failures out of N in results/flake-*.md (make flake N=5; issue 29)
+## flake: the flake campaign: what make test runs, RUNS times (one run after another), LOAD=1 with a busy
+## loop on every core beside it; a table test -> failed in which runs, its rate and its message, in
+## results/flake-*.md (scripts/flake). SCOPE=suites: every renard's whole suite RUNS times, two passes at a
+## time (each the other's load), ENTRIES= limits it.
 .PHONY: flake
-N ?= 5
+RUNS ?= 5
+LOAD ?= 0
+SCOPE ?= test
+ENTRIES ?=
 flake: setup $(RENARD)
-	scripts/flake $(N)
+	scripts/flake --runs $(RUNS) --scope $(SCOPE) $(if $(filter 1 yes true,$(LOAD)),--load) $(ENTRIES)
 
 ## check: everything an entry must pass before it is ranked, as a checklist (make check NAME=c);
 ## installs only the harness's packages and the named entry's (scripts/deps entry NAME)
