@@ -30,7 +30,7 @@ REPORT_SCHEMA = 1
 
 
 def rss_slack(text: str) -> float:
-    """--renard-rss-slack's value: a multiple of the warm-up's RSS, at least 1."""
+    """--renard-rss-slack's value: a multiple, at least 1 (the soak's growth bound)."""
     value = float(text)
     if not 1.0 <= value <= 100.0:
         raise argparse.ArgumentTypeError(f"{text} is not a multiple between 1 and 100")
@@ -74,9 +74,10 @@ def pytest_addoption(parser):
         "--renard-rss-slack",
         type=rss_slack,
         default=1.10,
-        help="the robustness suite's bound on RSS after a flood or a soak, as a multiple of its warm-up "
-        "figure [1.10; a sanitizer build, whose allocator quarantines freed memory and shadows what it "
-        "touches, passes more and leaves leaks to LeakSanitizer]",
+        help="the soak's bound on the growth of its resident set: each third's peak may grow over the one "
+        "before by (slack - 1) / 2 of the first third's [1.10; a sanitizer build, whose allocator "
+        "quarantines freed memory and shadows what it touches, passes more and leaves leaks to "
+        "LeakSanitizer]",
     )
     group.addoption(
         "--renard-diff-inputs",

@@ -318,7 +318,9 @@ RSS_GROWTH_BOUND_KIB = 64 * 1024  # over the server's own resident set before th
 
 
 @pytest.mark.scenario("output bound")
-def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_costs_bounded_memory(base_argv, request):
+def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_costs_bounded_memory(
+    base_argv, request, record_property
+):
     # Long timeouts: the idle timeout disconnects a client that does not read its responses
     # (SPEC §7.5), and the head the server read last may be partial; this test is about the
     # output bound, not those.
@@ -341,6 +343,7 @@ def test_client_that_pipelines_and_never_reads_is_stopped_served_in_order_and_co
             # While stuck: a loose bound (64 MiB of growth) that only an implementation buffering
             # without limit (about 5 octets of response per octet of request sent) would exceed.
             rss = server.rss_kib()
+            record_property("rss_kib_before_and_while_stuck", [baseline_kib, rss])
             assert rss - baseline_kib < RSS_GROWTH_BOUND_KIB, (
                 f"VmRSS {baseline_kib} -> {rss} KiB while a client is stuck (growth bound {RSS_GROWTH_BOUND_KIB})"
             )

@@ -34,6 +34,7 @@ from .support import (
     LATE_S,
     ROOT,
     SETTLE_S,
+    Growth,
     announces_close,
     ask,
     client_that_does_not_read,
@@ -43,6 +44,7 @@ from .support import (
     reset,
     send_until_stalled,
     served_again,
+    settled_rss_kib,
     started,
 )
 
@@ -325,23 +327,38 @@ def flood(target, count: int, within_s: float = 20.0) -> tuple[list[socket.socke
     return socks, outcome
 
 
+# Memory: rounds until one after the first grows by at most FLOOD_GROWTH_KIB (a leak of 1 KiB
+# a connection grows 10 000 KiB every round), FLOOD_ROUNDS at most. Measured (docs/
+# reliability.md, "Every resource bound"): every renard had one by its third round.
+FLOOD_ROUNDS = 6
+FLOOD_GROWTH_KIB = 4096
+
+
 @pytest.mark.scenario("connection flood")
 def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_return(
     base_argv, request, record_property
 ):
-    """min(10 000, our descriptor limit) connections at once against --max-connections 1000:
-    the server never holds more than the cap (read once the connects are done, and its peak
-    sampled every millisecond through the flood: a burst accepted at once shows only there),
-    serves a fresh client meanwhile, and when they are released returns to its descriptors
-    and (after a warm-up flood) its RSS within 10 %."""
+    """min(10 000, our descriptor limit) connections at once against --max-connections 1000,
+    in rounds (two at least): the server never holds more than the cap (read once the
+    connects are done, and its peak sampled every millisecond through the flood: a burst
+    accepted at once shows only there), serves a fresh client meanwhile, and returns to its
+    descriptors after each.
+
+    Descriptors are a level: the cap plus the few connections each thread has accepted and not
+    yet evicted for (SPEC §7.5) and closes not yet done; every renard's peak is 1 to 8 over
+    (the cap's overshoot by a multishot accept read 1 773 to 1 814). Memory is growth that
+    repeats (support.Growth): a leak per connection lifts every round after the first (1 KiB
+    a connection: 10 000 KiB a round); a high-water mark and a collector's garbage leave one
+    round within the bound in the rounds the test gives them."""
     count = min(10_000, raise_fd_limit() - 512)
-    slack = request.config.getoption("--renard-rss-slack")  # 1.10: "within 10 %" of the warm-up's
     assert count > FLOOD_CAP, f"the descriptor limit allows only {count} connections"
     with started(request, base_argv, {**SHORT, "--max-connections": str(FLOOD_CAP)}) as server:
         target = server.target
         baseline = baseline_fds(server)
-        rss_baseline = None
-        for round_name in ("warm-up", "measured"):
+        growth = Growth([settled_rss_kib(server)])
+        for number in range(1, FLOOD_ROUNDS + 1):
+            if growth.no_leak_seen(FLOOD_GROWTH_KIB):
+                break
             socks: list[socket.socket] = []
             try:
                 with server.peak_fd_count() as peak:
@@ -349,102 +366,109 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
                     held = server.fd_count()
                     response = served_again(target, within_s=ANSWER_WAIT_S)
                 figures = {"connections": count, **outcome, "server_fds": held, "server_fds_peak": peak[0]}
-                record_property(f"{round_name}_flood", figures | {"server_rss_kib": server.rss_kib()})
+                record_property(f"flood_round_{number}", figures)
                 assert held <= baseline + FLOOD_CAP + FLOOD_HELD_OVER, (
-                    f"{held} descriptors during a flood of {count} (cap {FLOOD_CAP}, baseline {baseline})"
+                    f"{held} descriptors during round {number} of a flood of {count} (cap {FLOOD_CAP}, "
+                    f"baseline {baseline})"
                 )
                 assert peak[0] <= baseline + FLOOD_CAP + FLOOD_PEAK_OVER, (
-                    f"{peak[0]} descriptors at the peak of a flood of {count} (cap {FLOOD_CAP}, baseline "
-                    f"{baseline}, {FLOOD_PEAK_OVER} over allowed)"
+                    f"{peak[0]} descriptors at the peak of round {number} of a flood of {count} (cap {FLOOD_CAP}, "
+                    f"baseline {baseline}, {FLOOD_PEAK_OVER} over allowed)"
                 )
                 assert response is not None and response.status == 302, (
-                    f"a fresh client was not served during the {round_name} flood ({outcome})"
+                    f"a fresh client was not served during round {number} of the flood ({outcome})"
                 )
                 assert outcome["pending"] == 0, f"connects still pending 20 s into the flood: {outcome}"
             finally:
                 for sock in socks:
                     sock.close()
-            assert_fds_back(server, baseline, f"the {round_name} flood of {count} connections was released")
-            if rss_baseline is None:
-                time.sleep(0.5)
-                rss_baseline = server.rss_kib()
-        rss = server.wait_rss_kib(int(rss_baseline * slack), SETTLE_S)
+            assert_fds_back(server, baseline, f"round {number}: the flood of {count} connections was released")
+            growth.readings.append(settled_rss_kib(server))
         record_property("fds_baseline", baseline)
-        record_property("rss_kib_after_warm_up_flood", rss_baseline)
-        record_property("rss_kib_after_measured_flood", rss)
-        assert rss <= rss_baseline * slack, (
-            f"VmRSS {rss} KiB after a flood of {count}, {rss_baseline} KiB after the warm-up flood "
-            f"(+{slack - 1:.0%} allowed)"
+        record_property("rss_kib", growth.readings)
+        assert growth.no_leak_seen(FLOOD_GROWTH_KIB), (
+            f"{growth.describe(f'flood of {count}')}: every one more than {FLOOD_GROWTH_KIB} KiB, a leak"
         )
 
 
 SMALL_CAP = 50
-SMALL_CAP_FLOOD = 5000
-SMALL_CAP_GROWTH = 1.5  # RSS after the flood / before it, or + 2 MiB where that is more
-SMALL_CAP_FLOOR_KIB = 2048
+SMALL_CAP_FLOOD = 5000  # connections a round
+# Rounds until one after the first grows by at most SMALL_CAP_GROWTH_KIB (a leak of 1 KiB a
+# connection grows 5 000 KiB every round), SMALL_CAP_ROUNDS at most: js-bun's collector lets
+# 2 to 9 rounds grow by 3 MB each before it takes them back (docs/reliability.md, "Every
+# resource bound").
+SMALL_CAP_ROUNDS = 16
+SMALL_CAP_GROWTH_KIB = 1536
+
+
+def connections_one_after_another(target, count: int, limit_s: float = 30.0) -> tuple[list[socket.socket], dict]:
+    """Up to `count` blocking connects, each kept open, for at most limit_s; the sockets and figures."""
+    socks, failed, slowest, began = [], 0, 0.0, time.monotonic()
+    for _ in range(count):
+        sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
+        sock.settimeout(ANSWER_WAIT_S)
+        connecting = time.monotonic()
+        try:
+            sock.connect((target.host, target.port))
+            socks.append(sock)
+        except OSError:
+            sock.close()
+            failed += 1
+        slowest = max(slowest, time.monotonic() - connecting)
+        if time.monotonic() - began > limit_s:
+            break
+    figures = {"connected": len(socks), "failed": failed, "seconds": round(time.monotonic() - began, 2)}
+    return socks, figures | {"slowest_connect_s": round(slowest, 3)}
 
 
 @pytest.mark.scenario("connection flood")
-def test_connections_faster_than_a_small_cap_leave_memory_as_before(base_argv, request, record_property):
-    """5000 connections opened one after another as fast as they complete, each kept open,
-    against --max-connections 50 --threads 1 (one process: the cap is not split): every one
-    beyond the cap evicts another, and once they are closed the server's RSS is within 1.5x
-    (or 2 MiB) of before the flood, measured after 300 requests on one connection (a runtime's
-    own warm-up is not the flood's). Issue 29: js-deno kept 64 KiB of C heap per connection
-    accepted, 40.8 -> 64.4 MB (1.58x); the others stayed at 1.0-1.37x (Go +1.5 MB on 3.4)."""
+def test_connections_faster_than_a_small_cap_leak_no_memory_round_after_round(base_argv, request, record_property):
+    """Rounds of 5000 connections opened one after another as fast as they complete, each
+    kept open, then all closed (two rounds at least, until one after the first is within the
+    bound, 16 at most), against --max-connections 50 --threads 1 (one process: the cap
+    is not split): every one beyond the cap evicts another; the descriptors stay at the cap and
+    come back after each round.
+
+    The defect it catches: memory kept per connection accepted (js-deno once kept 64 KiB
+    of C heap per connection), which grows by the same amount every round: 1 KiB per
+    connection is 5 000 KiB a round, 1 536 allowed. What it does not mistake for one
+    (support.Growth): the first round's high-water mark (Go's freed stacks and heap, kept until
+    its scavenger returns them: +1 000 to +2 000 KiB, then rounds that wander by -340 to +560
+    KiB with no trend) and a collector's garbage (js-bun's +3 MB a round until its collection),
+    each read as the lowest of a second of readings."""
     flags = {**SHORT, "--max-connections": str(SMALL_CAP), "--threads": "1"}
     with started(request, base_argv, flags) as server:
         target = server.target
         warm = wire.Connection.open(target.host, target.port)
         try:
-            for _ in range(300):
+            for _ in range(300):  # a runtime's own warm-up is not the flood's
                 response = ask(warm)
                 assert response is not None and response.status == 302, "a warm-up request was not answered"
         finally:
             warm.close()
         baseline = baseline_fds(server)
-        rss_before = server.rss_kib()
-        socks, failed, slowest, began = [], 0, 0.0, time.monotonic()
-        try:
-            for _ in range(SMALL_CAP_FLOOD):
-                sock = socket.socket(socket.AF_INET6 if ":" in target.host else socket.AF_INET)
-                sock.settimeout(ANSWER_WAIT_S)
-                connecting = time.monotonic()
-                try:
-                    sock.connect((target.host, target.port))
-                    socks.append(sock)
-                except OSError:
+        growth = Growth([settled_rss_kib(server)])
+        rounds = []
+        for number in range(1, SMALL_CAP_ROUNDS + 1):
+            if growth.no_leak_seen(SMALL_CAP_GROWTH_KIB):
+                break
+            socks: list[socket.socket] = []
+            try:
+                socks, figures = connections_one_after_another(target, SMALL_CAP_FLOOD)
+                held = server.fd_count()
+            finally:
+                for sock in socks:
                     sock.close()
-                    failed += 1
-                slowest = max(slowest, time.monotonic() - connecting)
-                if time.monotonic() - began > 30.0:
-                    break
-            flood_s = time.monotonic() - began
-            held = server.fd_count()
-        finally:
-            for sock in socks:
-                sock.close()
-        assert_fds_back(server, baseline, f"a flood of {len(socks)} connections at a cap of {SMALL_CAP} was released")
-        bound = max(rss_before * SMALL_CAP_GROWTH, rss_before + SMALL_CAP_FLOOR_KIB)
-        rss = server.wait_rss_kib(bound, SETTLE_S)
-        record_property(
-            "small_cap_flood",
-            {
-                "connected": len(socks),
-                "failed": failed,
-                "seconds": round(flood_s, 2),
-                "slowest_connect_s": round(slowest, 3),
-                "server_fds": held,
-                "rss_kib_before": rss_before,
-                "rss_kib_after": rss,
-            },
-        )
-        assert held <= baseline + SMALL_CAP + 8, (
-            f"{held} descriptors during the flood (cap {SMALL_CAP}, baseline {baseline})"
-        )
-        assert rss <= bound, (
-            f"VmRSS {rss} KiB after {len(socks)} connections against --max-connections {SMALL_CAP}, "
-            f"{rss_before} KiB before ({rss / rss_before:.2f}x; at most {SMALL_CAP_GROWTH:g}x or + 2 MiB)"
+            rounds.append(figures | {"server_fds": held})
+            assert held <= baseline + SMALL_CAP + 8, (
+                f"{held} descriptors during round {number} of the flood (cap {SMALL_CAP}, baseline {baseline})"
+            )
+            assert_fds_back(server, baseline, f"round {number}: a flood of {len(socks)} connections was released")
+            growth.readings.append(settled_rss_kib(server))
+        record_property("small_cap_flood", {"rounds": rounds, "rss_kib": growth.readings})
+        assert growth.no_leak_seen(SMALL_CAP_GROWTH_KIB), (
+            f"{growth.describe(f'round of {SMALL_CAP_FLOOD} connections at --max-connections {SMALL_CAP}')}: every "
+            f"one more than {SMALL_CAP_GROWTH_KIB} KiB, a leak"
         )
         assert server.running(), "the server exited"
 
@@ -693,6 +717,16 @@ def wrk(url: str, seconds: float, connections: int = 50) -> tuple[int, str]:
 
 @pytest.mark.scenario("soak")
 def test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors(base_argv, request, record_property):
+    """wrk for --renard-soak-seconds after a 3 s warm-up: no error, no non-3xx answer, and
+    descriptors back to the baseline after.
+
+    The memory defect it catches: a leak per request, which lifts the resident set at the
+    rate of the requests, so the highest reading of each third of the run is above the one
+    before, by about the same. A collected runtime's resident set rises and falls with its
+    collections (js-bun: 90-102 MB from one 10 s of wrk to the next, no trend), so one reading
+    at each end compared two random points of that cycle; each third's peak is compared with
+    the one before, and the verdict rests on the lesser of the two growths: both beyond
+    (--renard-rss-slack - 1) / 2 of the first third's peak (5 % at 1.10)."""
     seconds = request.config.getoption("--renard-soak-seconds")
     slack = request.config.getoption("--renard-rss-slack")
     if shutil.which("wrk") is None:
@@ -700,12 +734,7 @@ def test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors(base_
     with started(request, base_argv, {"--header-timeout": "2", "--idle-timeout": "60"}) as server:
         baseline = baseline_fds(server)
         url = f"http://{server.target.host}:{server.target.port}/"
-        # RSS is read every 0.2 s: a collected runtime's resident set rises and falls with
-        # its collections (js-bun here: 90-102 MB from one 10 s of wrk to the next, no trend),
-        # so one reading at each end compared two random points of that cycle (a failure at
-        # +10.2 %). The highest reading early (the warm-up and the first third of the run) is
-        # compared with the highest of the last third: growth that lasts shows in both.
-        readings: list[tuple[float, int]] = []
+        readings: list[tuple[float, int]] = []  # (time.monotonic(), VmRSS KiB) every 0.2 s
         sampling = threading.Event()
 
         def sample() -> None:
@@ -724,22 +753,24 @@ def test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors(base_
             sampling.set()
             sampler.join()
         third = (ended - began) / 3
-        early = [rss for at, rss in readings if at <= began + third]
-        late = [rss for at, rss in readings if ended - third <= at <= ended]
-        assert early and late, f"RSS readings: {len(early)} early, {len(late)} late"
-        warm, end = max(early), max(late)
+        peaks = [max((rss for at, rss in readings if at < began), default=0)]
+        for n in range(3):
+            within = [rss for at, rss in readings if began + n * third <= at <= began + (n + 1) * third]
+            assert within, f"no RSS reading in third {n + 1} of the run ({len(readings)} in all)"
+            peaks.append(max(within))
+        growth = Growth(peaks)
+        bound = int(peaks[1] * (slack - 1) / 2)
         record_property("seconds", seconds)
         record_property("requests", requests)
         record_property("problems", problems)
-        record_property("rss_kib_after_warm_up", warm)
-        record_property("rss_kib_at_the_end", end)
+        record_property("rss_kib_peaks_warm_up_and_thirds", peaks)
         record_property("rss_kib_range", [min(rss for _, rss in readings), max(rss for _, rss in readings)])
         record_property("fds_baseline", baseline)
         assert not problems, f"{seconds:g} s of wrk (50 connections): {problems}"
         assert requests > 0
-        assert end <= warm * slack, (
-            f"VmRSS up to {end} KiB in the last third of {seconds:g} s of wrk ({requests} requests), "
-            f"up to {warm} KiB in the warm-up and the first third"
+        assert growth.no_leak_seen(bound), (
+            f"{seconds:g} s of wrk ({requests} requests): the highest VmRSS of the warm-up, then of each third: "
+            f"{peaks} KiB; each third grew over the one before by more than {bound} KiB: a leak"
         )
         assert_fds_back(server, baseline, f"{seconds:g} s of wrk")
 
@@ -793,12 +824,15 @@ def hostile_server(base_argv, request):
         yield server
 
 
-def assert_unharmed(server) -> None:
+def assert_unharmed(server, record_property=None) -> None:
     assert server.running(), f"the server exited (status {server.process.poll()})"
     response = served_again(server.target, within_s=ANSWER_WAIT_S)
     assert response is not None and response.status == 302, "not served after hostile bytes"
     bound = server.baseline_rss + HOSTILE_RSS_GROWTH_KIB
+    at_once = server.rss_kib()
     rss = server.wait_rss_kib(bound, SETTLE_S)
+    if record_property is not None:
+        record_property("rss_kib_at_start_after_and_waited", [server.baseline_rss, at_once, rss])
     assert rss <= bound, (
         f"VmRSS {rss} KiB {SETTLE_S:g} s after, {server.baseline_rss} KiB at start: more than 32 MiB kept"
     )
@@ -849,7 +883,7 @@ def test_hostile_octet_at_every_position_of_a_request_is_400_and_close(hostile_s
 
 
 @pytest.mark.scenario("hostile bytes")
-def test_hostile_pipeline_100000_deep_sent_at_once_is_answered_in_full(hostile_server):
+def test_hostile_pipeline_100000_deep_sent_at_once_is_answered_in_full(hostile_server, record_property):
     depth = 100_000
     conn = wire.Connection.open(hostile_server.target.host, hostile_server.target.port)
     try:
@@ -866,4 +900,4 @@ def test_hostile_pipeline_100000_deep_sent_at_once_is_answered_in_full(hostile_s
         assert not conn.closed, "closed after answering a deep pipeline"
     finally:
         conn.close()
-    assert_unharmed(hostile_server)
+    assert_unharmed(hostile_server, record_property)

@@ -1,0 +1,111 @@
+"""The suite's resource tests against a real renard with a defect planted in it: each fails,
+and says so with the series it read.
+
+The renard is servers/c built here against glibc, so that planted/defects.c, loaded with
+LD_PRELOAD, wraps its accept4(2), recv(2) and send(2): a leak of a fixed size per connection
+or per request, a descriptor kept per N connections, or answers sent late (the release build
+is static: nothing can be preloaded into it). That the same tests pass on every renard
+unplanted, loaded or not, is the suite's own run (`arena verify --full`, `make flake`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+C_RENARD = HERE.parents[2] / "servers" / "c"
+SUITE_TIMEOUT_S = 300
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory) -> tuple[Path, Path]:
+    """(the C renard linked against glibc, the shared object of planted defects)."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler (scripts/deps test installs gcc)")
+    out = tmp_path_factory.mktemp("planted")
+    renard, defects = out / "renard-c", out / "defects.so"
+    sources = sorted(str(path) for path in (C_RENARD / "src").glob("*.c"))
+    flags = ["-std=gnu11", "-O2", "-D_GNU_SOURCE", "-pthread"]
+    subprocess.run([compiler, *flags, "-o", str(renard), *sources], check=True)
+    subprocess.run(
+        [compiler, "-O2", "-shared", "-fPIC", "-o", str(defects), str(HERE / "planted" / "defects.c")], check=True
+    )
+    return renard, defects
+
+
+def suite_on(planted, test: str, **defects: int) -> subprocess.CompletedProcess:
+    """One test of the suite (its name, in test_robustness.py) against the planted renard, with
+    the defects' settings (PLANTED_LEAK_BYTES=..., PLANTED_KEEP_EVERY=...) in its environment."""
+    renard, shared_object = planted
+    env = {
+        **os.environ,
+        "LD_PRELOAD": str(shared_object),
+        **{f"PLANTED_{k.upper()}": str(v) for k, v in defects.items()},
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "renard_conformance.pytest_plugin",
+        "--pyargs",
+        f"renard_conformance.suite.test_robustness::{test}",
+        "--renard-cmd",
+        f"{renard} --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3",
+    ]
+    return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=SUITE_TIMEOUT_S, cwd=HERE)
+
+
+ATTACK = "test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap"
+
+
+SMALL_CAP_FLOOD = "test_connections_faster_than_a_small_cap_leak_no_memory_round_after_round"
+FLOOD = "test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_return"
+SOAK = "test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors"
+
+
+def test_small_cap_flood_fails_a_renard_that_leaks_1_kib_per_connection(planted):
+    done = suite_on(planted, SMALL_CAP_FLOOD, leak_bytes=1024)
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "a leak" in done.stdout and "the later rounds grew" in done.stdout, done.stdout[-3000:]
+
+
+def test_small_cap_flood_passes_the_same_renard_with_the_defects_loaded_and_off(planted):
+    done = suite_on(planted, SMALL_CAP_FLOOD, leak_bytes=0)
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_connection_flood_fails_a_renard_that_leaks_1_kib_per_connection(planted):
+    done = suite_on(planted, FLOOD, leak_bytes=1024)
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "a leak" in done.stdout and "the later rounds grew" in done.stdout, done.stdout[-3000:]
+
+
+def test_connection_flood_fails_a_renard_that_keeps_one_descriptor_in_a_thousand(planted):
+    done = suite_on(planted, FLOOD, keep_every=1000)
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "descriptors" in done.stdout and "a leak" in done.stdout, done.stdout[-3000:]
+
+
+def test_soak_fails_a_renard_that_leaks_64_octets_per_request(planted):
+    done = suite_on(planted, SOAK, leak_per_recv=64)
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "each third grew over the one before" in done.stdout and "a leak" in done.stdout, done.stdout[-3000:]
+
+
+def test_fresh_clients_under_attack_fail_a_renard_that_sends_one_answer_in_10_150_ms_late(planted):
+    """Late answers fail it by their p99 or, the fresh clients asking one after another, by
+    too few of them served in the attack's 10 s (152 of 200 here)."""
+    done = suite_on(planted, ATTACK, send_delay_ms=150, send_delay_every=10)
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "fresh clients under attack: p99" in done.stdout or "fresh requests in" in done.stdout, done.stdout[-3000:]
