@@ -67,11 +67,12 @@ $(VENV)/bin/actionlint: | $(VENV)/.installed
 test-entries: setup $(RENARD)
 	$(ARENA) test --jobs 2
 
-# The runner's own tests, then its whole suite (vectors, SPEC §1, limits, robustness) against
+# The runner's own tests (two at once: most wait on a server, the planted defects' six runs of
+# a suite test among them), then its whole suite (vectors, SPEC §1, limits, robustness) against
 # every `ours` entry, started from its entry.toml `command` (built first when needed), two
 # suites at once, each the other's load as in make flake (about half the time of one by one).
 test-spec: setup $(RENARD)
-	$(PYTEST) -q spec/runner/tests
+	$(PYTEST) -q -n 2 spec/runner/tests
 	$(ARENA) verify --full --jobs 2
 
 # Two processes (pytest-xdist): most of these tests wait on a server, a load or a subprocess,

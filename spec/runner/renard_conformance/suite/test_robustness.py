@@ -1,4 +1,4 @@
-"""The robustness suite (issue 7): slowloris, a slowloris attack at the connection cap, a
+"""The robustness suite: slowloris, a slowloris attack at the connection cap, a
 connection flood, a slow reader, idle and half-closed connections, the drain under load, a
 soak, and hostile bytes. The spec's status or a close, never a crash, a hang, a leak or
 unbounded memory.
