@@ -177,11 +177,19 @@ def test_slowloris_is_closed_at_the_header_deadline_with_408_and_leaves_nothing_
 # --- SPEC §7.5, §7.5.1: a slowloris attack at the connection cap --------------------------------
 
 CAP = 50
-FRESH_P99_S = 0.100
-FRESH_MIN = 200
-
-
-FRESH_RETRIED_MAX = 0.02  # of fresh requests: closed unanswered once, then served on a retry
+# What each bound catches, and its margin over what every renard measured (docs/reliability.md,
+# "Every resource bound": 5 suites each, two at a time, a busy loop on each core):
+# - p99: a server that does not evict an attacker for a fresh client makes it wait for a
+#   header deadline (2 s) or a drip (0.25 s); every renard read 10-46 ms, so 200 ms is 4x
+#   that spread over the highest.
+# - at least FRESH_MIN fresh requests in the attack's 10 s (one every 40 ms, each after the
+#   last answer): the p99 needs them; 216-244 were read, the least 116 over the floor, 4x
+#   their 28 of spread. Late answers lower it too.
+# - retried: an eviction of a client whose request is in flight, which a wrong order does to
+#   most of them; 0 to 2 of about 230 were read (js-bun's 2), 10 % allows 23.
+FRESH_P99_S = 0.200
+FRESH_MIN = 100
+FRESH_RETRIED_MAX = 0.10  # of fresh requests: closed unanswered once, then served on a retry
 
 
 def fresh_clients(target, until: float, interval_s: float, out: dict) -> None:
@@ -227,7 +235,7 @@ def fresh_clients(target, until: float, interval_s: float, out: dict) -> None:
 @pytest.mark.scenario("slowloris at the cap")
 def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_argv, request, record_property):
     """2 × cap slowloris connections (one octet every 0.25 s, reconnecting when closed) for the
-    attack's length; a fresh client every ~40 ms gets its 302 within 100 ms (p99)."""
+    attack's length; a fresh client every ~40 ms gets its 302 within 200 ms (p99)."""
     seconds = request.config.getoption("--renard-attack-seconds")
     # One thread: SPEC §7.5 lets each thread choose among its own connections, and a thread
     # whose attackers all sit in the other thread may rightly evict a client whose request is
@@ -329,8 +337,8 @@ def flood(target, count: int, within_s: float = 20.0) -> tuple[list[socket.socke
 
 # Memory: rounds until one after the first grows by at most FLOOD_GROWTH_KIB (a leak of 1 KiB
 # a connection grows 10 000 KiB every round), FLOOD_ROUNDS at most. Measured (docs/
-# reliability.md, "Every resource bound"): every renard had one by its third round.
-FLOOD_ROUNDS = 6
+# reliability.md, "Every resource bound"): js-node's collector took up to four rounds.
+FLOOD_ROUNDS = 8
 FLOOD_GROWTH_KIB = 4096
 
 
