@@ -301,11 +301,14 @@ def test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap(base_ar
 # --- connection flood ---------------------------------------------------------------------------
 
 FLOOD_CAP = 1000
-# Descriptors a server may hold over its baseline and the cap: while it reads them once
-# the connects are done, and at any moment of the flood (the few connections each thread
-# has accepted and not yet evicted for, SPEC §7.5, and closes not yet done).
+# Descriptors a server may hold over its baseline and the cap: while it reads them once the
+# connects are done, and at any moment of the flood (the few connections each thread has
+# accepted and not yet evicted for, SPEC §7.5, and closes not yet done). Every renard read 0
+# to 2 over once the connects were done, and its peak 0 to 8 over (java's 6 to 8); a burst
+# accept crosses the cap by hundreds (cpp's multishot: 773 to 814 over), so each margin is 3x
+# the highest reading.
 FLOOD_HELD_OVER = 8
-FLOOD_PEAK_OVER = 16
+FLOOD_PEAK_OVER = 32
 
 
 def flood(target, count: int, within_s: float = 20.0) -> tuple[list[socket.socket], dict]:
