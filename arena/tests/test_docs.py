@@ -2,7 +2,7 @@
 and draws from the run archived beside them (docs/runs/), every relative link of the README,
 CONTRIBUTING and docs/ leads to a file, every repository path a Markdown page names in
 backticks exists, every docs/ page is reachable from the README, and the two pages keep their
-sizes (issue 41: README ≤ 200 lines, CONTRIBUTING ≤ 300).
+sizes (README ≤ 200 lines, CONTRIBUTING ≤ 300).
 
 When the table's columns change (report/readme.py), regenerate both from the archive:
     tar xJf docs/runs/RUN.tar.xz -C /tmp/RUN && arena row --run /tmp/RUN --chart docs/results.svg

@@ -44,7 +44,7 @@ class Item:
 
 
 def robustness_scenarios() -> set[str]:
-    """The scenarios of the suite's robustness module (issue 7), read from its marks."""
+    """The scenarios of the suite's robustness module (docs/reliability.md), read from its marks."""
     source = resources.files("renard_conformance.suite").joinpath("test_robustness.py").read_text()
     return set(re.findall(r'scenario\("([^"]+)"\)', source))
 
