@@ -63,6 +63,11 @@ def test_the_guide_holds_every_line_the_test_runs():
     guide = GUIDE.read_text()
     for line in [*INSTALL, SWITCH_LINE, *RELOAD, *CHECK, *PURGE, "location ~ \\.php$"]:
         assert line in guide, f"deploy/README.md does not say: {line}"
+    # The install line of today, as README.md's "Deploy" and packaging/README.md give it: the
+    # package of make release (the release fixture's dist/), installed with that line.
+    for page in ("README.md", "packaging/README.md"):
+        text = (REPO / page).read_text()
+        assert "\nmake release " in text and f"\n{INSTALL[0]} " in text, page
 
 
 @pytest.fixture
