@@ -154,7 +154,7 @@ def booted(name: str, packages: tuple[str, ...] = ()):
     powered off after."""
     if shutil.which("systemd-nspawn") is None:
         pytest.skip("no systemd-nspawn here (scripts/apt.txt: systemd-container)")
-    rootfs = "-".join(["renard-apt", *packages])
+    rootfs = re.sub(r"[^a-z0-9-]", "-", "-".join(["renard-apt", *packages]))  # scripts/rootfs's names
     tarball = run(REPO / "scripts" / "rootfs", rootfs, *PACKAGES, *packages, timeout=900).stdout.strip()
     started = run(REPO / "scripts" / "boot", "start", name, tarball, timeout=300, check=False)
     if started.returncode != 0:  # scripts/boot itself waits for systemd's bus (120 s at most)
