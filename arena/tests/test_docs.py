@@ -70,6 +70,34 @@ def test_arena_row_chart_draws_one_bar_per_row_in_the_rows_order(tmp_path):
     assert "12.0" in drawn and ">203<" in drawn  # the medians of the two rows' CPU cells
 
 
+# docs/results.md's "How to read it" quotes the README's run: (entry, column of the README's
+# table, how the page writes the cell: whole, or its median alone).
+RESULTS_QUOTES = [
+    ("rust", "keep-alive, capped: CPU µs/req", "median"),
+    ("rust", "× nginx", "interval"),
+    ("rust", "of floor", "interval"),
+    ("cpp", "of floor", "interval"),
+    ("cpp", "keep-alive, capped: CPU µs/req", "median"),
+    ("floor", "keep-alive, capped: CPU µs/req", "median"),
+    ("floor-uring", "keep-alive, capped: CPU µs/req", "median"),
+    ("php-fpm", "req/s", "median"),
+]
+
+
+def test_results_walk_through_quotes_the_readmes_run(tmp_path):
+    run_dir = archived_run(tmp_path)
+    view = build(Run.read(run_dir))
+    syscalls = readme.syscall_counts(run_dir)
+    page = (REPO / "docs" / "results.md").read_text()
+    walk = " ".join(page[page.index("## How to read it") : page.index("## Two processor kinds")].split())
+    (run_id,) = set(re.findall(r"docs/runs/(\d{8}-\d{6})\.tar\.xz", README.read_text()))
+    assert f"the README's run, `{run_id}`" in walk  # the page reads the run the README's table is
+    for name, column, form in RESULTS_QUOTES:
+        cell = readme.cells(view, name, syscalls)[readme.COLUMNS.index(column)]
+        quoted = cell.split(" (")[0] if form == "median" else cell.split(" n.s.")[0].split(" ±")[0]
+        assert quoted in walk, (name, column, quoted)
+
+
 def test_arena_row_chart_into_a_missing_directory_is_one_line_and_exit_2(tmp_path):
     p = subprocess.run(
         [sys.executable, "-m", "arena.cli", "row", "--run", str(archived_run(tmp_path)), "--chart", "/none/c.svg"],
