@@ -22,7 +22,7 @@ ISSUES_LEFT = {
 def machine_paths() -> re.Pattern:
     """Where this checkout's parent is (it holds the checkout and ../shared), a home folder of
     a user, pytest's and mkdtemp's temporary folders."""
-    paths = [r"/home/[a-z_][a-z0-9_.-]*/", r"/Users/[A-Za-z][\w.-]*/", r"/tmp/pytest-of-", r"/tmp/tmp[a-z0-9_]{8}\b"]
+    paths = [r"/home/[a-z_][a-z0-9_.-]*/", r"/Users/[A-Za-z][\w.-]*/", r"/tmp/pytest-of[-]", r"/tmp/tmp[a-z0-9_]{8}\b"]
     if REPO.parent != Path(REPO.anchor):
         paths.append(re.escape(f"{REPO.parent}/"))
     return re.compile("|".join(paths))
