@@ -1,12 +1,12 @@
-"""The documents stay true: the README's results table and its chart are what the arena prints
-and draws from the run archived beside them (docs/runs/), every relative link of the README,
-CONTRIBUTING and docs/ leads to a file, every repository path a Markdown page names in
-backticks exists, every docs/ page is reachable from the README, and the two pages keep their
-sizes (README ≤ 200 lines, CONTRIBUTING ≤ 300).
+"""The documents stay true: the README's compact results table, docs/results.md's whole one and
+the README's chart are what the arena prints and draws from the run archived beside them
+(docs/runs/), every relative link of the README, CONTRIBUTING and docs/ leads to a file, every
+repository path a Markdown page names in backticks exists, every docs/ page is reachable from
+the README, and the two pages keep their sizes (README ≤ 200 lines, CONTRIBUTING ≤ 300).
 
-When the table's columns change (report/readme.py), regenerate both from the archive:
-    tar xJf docs/runs/RUN.tar.xz -C /tmp/RUN && arena row --run /tmp/RUN --chart docs/results.svg
-and paste the rows under the README's header."""
+When the table's columns change (report/readme.py), regenerate them from the archive:
+    tar xJf docs/runs/RUN.tar.xz -C DIR && arena row --run DIR --chart docs/results.svg
+and paste the rows under docs/results.md's header (`arena row --compact --run DIR`: the README's)."""
 
 import re
 import subprocess
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from archives import unpack as unpack_tar
 
+from arena.core.columns import COMPACT_HEADER
 from arena.core.model import Run
 from arena.report import build, readme, svg
 
@@ -31,20 +32,30 @@ def archived_run(tmp_path: Path) -> Path:
     return unpack_tar(REPO / "docs" / "runs" / f"{run_id}.tar.xz", tmp_path)
 
 
-def readme_table() -> list[str]:
-    """The README's results table: its header's two lines, then every row up to the blank line."""
-    lines = README.read_text().splitlines()
-    start = lines.index(readme.HEADER.splitlines()[0])
+RESULTS = REPO / "docs" / "results.md"
+
+
+def table_under(page: Path, header: str) -> list[str]:
+    """page's table under header: its two lines, then every row up to the blank line."""
+    lines = page.read_text().splitlines()
+    start = lines.index(header.splitlines()[0])
     end = lines.index("", start)
     return lines[start:end]
 
 
-def test_the_readme_table_is_what_arena_row_prints_from_the_archived_run(tmp_path):
+def test_the_tables_are_what_arena_row_prints_from_the_archived_run(tmp_path):
+    """The README's compact table (`arena row --compact`) and docs/results.md's whole one."""
     run_dir = archived_run(tmp_path)
     view = build(Run.read(run_dir))
     syscalls = readme.syscall_counts(run_dir)
-    printed = [*readme.HEADER.splitlines(), *(readme.row(view, n, syscalls) for n in readme.readme_order(view))]
-    assert readme_table() == printed
+    order = readme.readme_order(view)
+    compact = [*COMPACT_HEADER.splitlines(), *(readme.compact_row(view, n, syscalls) for n in order)]
+    assert table_under(README, COMPACT_HEADER) == compact
+    assert table_under(RESULTS, readme.HEADER) == [
+        *readme.HEADER.splitlines(),
+        *(readme.row(view, n, syscalls) for n in order),
+    ]
+    assert readme.HEADER.splitlines()[0] not in README.read_text()  # the whole table is one link away
 
 
 def test_the_readme_chart_is_what_the_arena_draws_from_the_archived_run(tmp_path):
