@@ -41,7 +41,7 @@ test: deps setup release-early lint test-entries test-spec test-arena test-deplo
 	@scripts/no-leftovers $(RENARD_MAKE_RUN)
 
 # Every process a recipe of these targets starts carries RENARD_MAKE_RUN (make's pid) in its
-# environment; scripts/no-leftovers fails, naming them, if any still runs at the end (issue 36).
+# environment; scripts/no-leftovers fails, naming them, if any still runs at the end.
 test bench-quick: export RENARD_MAKE_RUN := $(shell echo $$PPID)
 
 ## lint: ruff (lint + format, configured in each pyproject.toml) for the Python wings; rustfmt and clippy for the
@@ -86,7 +86,7 @@ test-arena: setup
 test-slow: setup $(RENARD)
 	$(PYTEST) -q -m slow arena/tests
 
-## test-fresh: the quick start on a Debian 12 root file system that has nothing (issue 36): a clean clone
+## test-fresh: the quick start on a Debian 12 root file system that has nothing: a clean clone
 ## of HEAD in it, make run answers 302 (scripts/deps run installs only the flagship's packages), scripts/deps
 ## test, make build, make test; as root, in namespaces of their own whose root is the machine's (pivot_root:
 ## podman and a booted systemd-nspawn work inside; scripts/test-fresh); slow, not in make test.

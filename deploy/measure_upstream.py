@@ -4,7 +4,7 @@ whole stack a visitor reaches (nginx master + worker + renard), over HTTPS keep-
 
 Both stacks (stack.py: the shipped site, one nginx worker, renard --threads 1) run at once,
 pinned to CPU 0; `wrk -t1 -c50` runs on CPU 1 against each in turn, interleaved (tcp, unix,
-tcp, unix, ...), per /work/shared/MEASURING.md. CPU per request = the utime + stime that the
+tcp, unix, ...), per ../shared/MEASURING.md. CPU per request = the utime + stime that the
 stack's processes spent during the run (/proc/PID/stat, ticks) / the requests wrk counted.
 
 Usage: deploy/measure_upstream.py [--repetitions 3] [--seconds 4] [--connections 50] [--upstreams tcp,unix]

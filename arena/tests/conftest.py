@@ -1,4 +1,4 @@
-"""No test leaves a process behind (issue 36): every test is checked, after it ends, for
+"""No test leaves a process behind: every test is checked, after it ends, for
 processes it started that still run, and fails naming them.
 
 The test session makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER, Linux), so a

@@ -1,4 +1,4 @@
-"""A bench survives entries that break (issue 31): beside a good entry, one that stops
+"""A bench survives entries that break: beside a good entry, one that stops
 answering, one that exits, one that starts answering 200 and one that answers 200 from its
 first request (tests/fixtures/broken: stand-in servers, standard-library Python). The run
 completes, the good entry is measured, each broken one is reported with its reason and its

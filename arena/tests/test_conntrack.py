@@ -1,5 +1,5 @@
 """The connection-tracking table (conntrack.py): its fill and drops as the kernel writes them,
-and the wait before a sample (issue 31), over files laid out like /proc's."""
+and the wait before a sample, over files laid out like /proc's."""
 
 from arena.host import conntrack
 

@@ -1,5 +1,5 @@
 """The house's import contracts (arena/pyproject.toml, run by `make lint`) each break on an
-import that crosses them (issue 41): a copy of the arena with one bad import planted, and
+import that crosses them (ARCHITECTURE.md): a copy of the arena with one bad import planted, and
 import-linter run on the copy, must report that contract broken and keep every other one.
 The copy comes first on the path (PYTHONPATH), ahead of the editable install."""
 

@@ -38,7 +38,7 @@ def test_a_recent_cargo_passes(tmp_path):
 # answers nothing), `apt-get` records what it was asked, and `apt-cache policy` writes its Candidate
 # line first and the rest of its answer a moment later, as the real one does on some machines. A
 # reader that exits at its first match (grep -q) has then closed the pipe, and the late writes
-# die of SIGPIPE: under pipefail the package looked absent (issue 36).
+# die of SIGPIPE: under pipefail the package looked absent.
 SLOW_APT_CACHE = """#!/bin/sh
 echo "$2:"
 echo "  Installed: (none)"

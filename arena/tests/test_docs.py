@@ -1,12 +1,12 @@
-"""The documents stay true: the README's results table and its chart are what the arena prints
-and draws from the run archived beside them (docs/runs/), every relative link of the README,
-CONTRIBUTING and docs/ leads to a file, every repository path a Markdown page names in
-backticks exists, every docs/ page is reachable from the README, and the two pages keep their
-sizes (issue 41: README ≤ 200 lines, CONTRIBUTING ≤ 300).
+"""The documents stay true: the README's compact results table, docs/results.md's whole one and
+the README's chart are what the arena prints and draws from the run archived beside them
+(docs/runs/), every relative link of the README, CONTRIBUTING and docs/ leads to a file, every
+repository path a Markdown page names in backticks exists, every docs/ page is reachable from
+the README, and the two pages keep their sizes (README ≤ 200 lines, CONTRIBUTING ≤ 300).
 
-When the table's columns change (report/readme.py), regenerate both from the archive:
-    tar xJf docs/runs/RUN.tar.xz -C /tmp/RUN && arena row --run /tmp/RUN --chart docs/results.svg
-and paste the rows under the README's header."""
+When the table's columns change (report/readme.py), regenerate them from the archive:
+    tar xJf docs/runs/RUN.tar.xz -C DIR && arena row --run DIR --chart docs/results.svg
+and paste the rows under docs/results.md's header (`arena row --compact --run DIR`: the README's)."""
 
 import re
 import subprocess
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from archives import unpack as unpack_tar
 
+from arena.core.columns import COMPACT_HEADER
 from arena.core.model import Run
 from arena.report import build, readme, svg
 
@@ -31,20 +32,30 @@ def archived_run(tmp_path: Path) -> Path:
     return unpack_tar(REPO / "docs" / "runs" / f"{run_id}.tar.xz", tmp_path)
 
 
-def readme_table() -> list[str]:
-    """The README's results table: its header's two lines, then every row up to the blank line."""
-    lines = README.read_text().splitlines()
-    start = lines.index(readme.HEADER.splitlines()[0])
+RESULTS = REPO / "docs" / "results.md"
+
+
+def table_under(page: Path, header: str) -> list[str]:
+    """page's table under header: its two lines, then every row up to the blank line."""
+    lines = page.read_text().splitlines()
+    start = lines.index(header.splitlines()[0])
     end = lines.index("", start)
     return lines[start:end]
 
 
-def test_the_readme_table_is_what_arena_row_prints_from_the_archived_run(tmp_path):
+def test_the_tables_are_what_arena_row_prints_from_the_archived_run(tmp_path):
+    """The README's compact table (`arena row --compact`) and docs/results.md's whole one."""
     run_dir = archived_run(tmp_path)
     view = build(Run.read(run_dir))
     syscalls = readme.syscall_counts(run_dir)
-    printed = [*readme.HEADER.splitlines(), *(readme.row(view, n, syscalls) for n in readme.readme_order(view))]
-    assert readme_table() == printed
+    order = readme.readme_order(view)
+    compact = [*COMPACT_HEADER.splitlines(), *(readme.compact_row(view, n, syscalls) for n in order)]
+    assert table_under(README, COMPACT_HEADER) == compact
+    assert table_under(RESULTS, readme.HEADER) == [
+        *readme.HEADER.splitlines(),
+        *(readme.row(view, n, syscalls) for n in order),
+    ]
+    assert readme.HEADER.splitlines()[0] not in README.read_text()  # the whole table is one link away
 
 
 def test_the_readme_chart_is_what_the_arena_draws_from_the_archived_run(tmp_path):
@@ -68,6 +79,34 @@ def test_arena_row_chart_draws_one_bar_per_row_in_the_rows_order(tmp_path):
     (run_id,) = set(re.findall(r"docs/runs/(\d{8}-\d{6})\.tar\.xz", README.read_text()))
     assert drawn.startswith("<svg ") and "<style>" in drawn and f"run {run_id}" in drawn
     assert "12.0" in drawn and ">203<" in drawn  # the medians of the two rows' CPU cells
+
+
+# docs/results.md's "How to read it" quotes the README's run: (entry, column of the README's
+# table, how the page writes the cell: whole, or its median alone).
+RESULTS_QUOTES = [
+    ("rust", "keep-alive, capped: CPU µs/req", "median"),
+    ("rust", "× nginx", "interval"),
+    ("rust", "of floor", "interval"),
+    ("cpp", "of floor", "interval"),
+    ("cpp", "keep-alive, capped: CPU µs/req", "median"),
+    ("floor", "keep-alive, capped: CPU µs/req", "median"),
+    ("floor-uring", "keep-alive, capped: CPU µs/req", "median"),
+    ("php-fpm", "req/s", "median"),
+]
+
+
+def test_results_walk_through_quotes_the_readmes_run(tmp_path):
+    run_dir = archived_run(tmp_path)
+    view = build(Run.read(run_dir))
+    syscalls = readme.syscall_counts(run_dir)
+    page = (REPO / "docs" / "results.md").read_text()
+    walk = " ".join(page[page.index("## How to read it") : page.index("## Two processor kinds")].split())
+    (run_id,) = set(re.findall(r"docs/runs/(\d{8}-\d{6})\.tar\.xz", README.read_text()))
+    assert f"the README's run, `{run_id}`" in walk  # the page reads the run the README's table is
+    for name, column, form in RESULTS_QUOTES:
+        cell = readme.cells(view, name, syscalls)[readme.COLUMNS.index(column)]
+        quoted = cell.split(" (")[0] if form == "median" else cell.split(" n.s.")[0].split(" ±")[0]
+        assert quoted in walk, (name, column, quoted)
 
 
 def test_arena_row_chart_into_a_missing_directory_is_one_line_and_exit_2(tmp_path):

@@ -16,7 +16,7 @@ from arena.counts import syscalls
 
 REPO = Path(__file__).resolve().parents[2]
 ARCHIVED = REPO / "docs" / "runs" / "20261128-040402.tar.xz"
-SHARED = Path("/work/shared/runs/intel-xeon-8b223de")  # a run kept beside the repository, on this machine
+SHARED = REPO.parent / "shared" / "runs" / "intel-xeon-8b223de"  # a run kept in ../shared, beside the checkout
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
 
 
@@ -29,7 +29,7 @@ def test_the_archived_run_in_docs_loads_with_its_side_files(tmp_path):
         assert syscalls.load(counts)[0]
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="the shared runs are not on this machine")
+@pytest.mark.skipif(not SHARED.is_dir(), reason="no ../shared beside the checkout: its kept run is not here")
 def test_the_shared_run_loads_with_its_side_files():
     run = Run.read(SHARED)
     assert run.samples and run.entries

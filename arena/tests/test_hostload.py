@@ -1,4 +1,4 @@
-"""The machine around a sample (issue 28): steal time from /proc/stat, the load average, and a
+"""The machine around a sample: steal time from /proc/stat, the load average, and a
 sample taken under steal repeated once, then kept and flagged, never dropped silently."""
 
 import json

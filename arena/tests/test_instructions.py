@@ -1,4 +1,4 @@
-"""Instructions per request under callgrind (issue 17): the count repeats, the floor costs
+"""Instructions per request under callgrind: the count repeats, the floor costs
 less than the flagship, and the record goes through run.json and into the report."""
 
 from pathlib import Path

@@ -1,5 +1,5 @@
 """An interrupt (Ctrl-C, or SIGTERM turned into one by the arena) that lands while an entry
-is starting leaves no server behind (issue 36: a bench's fixture server outlived the
+is starting leaves no server behind (a bench's fixture server once outlived the
 interrupted bench). Real processes: a stand-in entry that never says it is listening, and
 a real signal delivered while the arena waits for it."""
 

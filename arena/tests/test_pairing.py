@@ -1,4 +1,4 @@
-"""analysis/pairing.wide_pairs chooses which ratios the bench's extra rounds measure again (issue 40): every ratio
+"""analysis/pairing.wide_pairs chooses which ratios the bench's extra rounds measure again: every ratio
 the table prints (to the reference, to the entry's own floor) whose paired 95% interval is wider
 than ±3%, or that has fewer than 2 pairs, widest first, each two entries once, until a ratio
 holds MAX_PAIRS pairs; the run's extra pairs (Run.pairs) count with its rounds.

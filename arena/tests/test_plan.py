@@ -2,7 +2,7 @@
 entries it had when the budget was set; it grows with the contest, not per entry), --quick to 16 s an
 entry, each plus the JIT entries' own warm-ups: a figure measured cold is wrong, not short.
 
-The own warm-ups are bounded apart, from what they were measured to need (issue 28, 25 Nov, 1 s
+The own warm-ups are bounded apart, from what they were measured to need (25 Nov, 1 s
 windows of a fresh process under the bench's load, load average 8-17 from other sessions, CPU per
 request settled within 10% of its level after 40 s; twice that, as warmup.py asks, since a warm-up
 ends early only once half its bound has run and it is steady): spring-boot 25-38 s -> 60 s bound,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.core.columns import COMPACT_COLUMNS, COMPACT_HEADER
 from arena.core.model import Run
 from arena.counts import syscalls
 from arena.entries import scaffold as newentry
@@ -303,8 +304,8 @@ def test_arena_row_with_an_unreadable_syscalls_json_says_which_file_in_one_line(
     assert "syscalls/syscalls.json: cannot be read" in p.stderr and "schema: must be 1, got 7" in p.stderr
 
 
-def test_the_readme_and_the_skeleton_share_one_header():
-    lines = (REPO / "README.md").read_text().splitlines()
+def test_the_whole_table_and_the_skeleton_share_one_header():
+    lines = (REPO / "docs" / "results.md").read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("| entry | kind |"))
     assert "\n".join(lines[start : start + 2]) == readme.HEADER
     assert readme.HEADER in newentry.README.format(name="n", language="l", todo="TODO", header=newentry.RESULTS_HEADER)
@@ -316,6 +317,16 @@ def test_arena_row_prints_the_header_once_then_the_rows_in_the_order_given(tmp_p
     p = arena("row", "python", "rust", "--run", str(tmp_path))
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == [*readme.HEADER.splitlines(), readme.row(view(), "python"), RUST_ROW]
+
+
+def test_arena_row_compact_prints_the_readmes_columns_of_the_same_cells(tmp_path):
+    (tmp_path / "run.json").write_text(json.dumps(make_run()))
+    p = arena("row", "--compact", "rust", "--run", str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    header, rule, rust = p.stdout.splitlines()
+    assert f"{header}\n{rule}" == COMPACT_HEADER
+    full = dict(zip(readme.COLUMNS, readme.split(RUST_ROW), strict=True))
+    assert readme.split(rust) == [full[column] for column in COMPACT_COLUMNS]
 
 
 def test_arena_row_of_an_entry_the_run_lacks_is_one_line_and_exit_2(tmp_path):

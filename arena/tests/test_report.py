@@ -172,7 +172,7 @@ def test_the_runtime_is_its_own_column_so_no_row_hides_it(run):
     assert "| java-seed | 8.5 kB | 180.0 MB |" in md
 
 
-# capped modes, efficiency and the floor (issue 8)
+# capped modes, efficiency and the floor
 
 CAPPED_RPS = {"rust": 70000.0, "nginx-lua": 60000.0, "java-seed": 9000.0}
 CAPPED_CPU = {"rust": 2.2, "nginx-lua": 7.0, "java-seed": 45.0}  # java-seed: 2.3x its 19.9 on a dedicated core
@@ -514,7 +514,7 @@ def test_chromium_renders_charts_and_tables(run, tmp_path):
     assert png_size(data) == (1280, 2400) and len(data) > 20_000
 
 
-# measurement faults and failed samples (issues 28 and 31)
+# measurement faults and failed samples
 
 
 def test_an_entry_measured_above_the_floor_beyond_noise_is_called_a_measurement_fault(run):
@@ -628,7 +628,7 @@ def test_an_unfinished_run_says_so_first(run):
     )
 
 
-# each entry divided by the floor of its mechanism (issue 28)
+# each entry divided by the floor of its mechanism
 
 
 def with_uring_floor(run: dict) -> dict:

@@ -1,4 +1,4 @@
-"""System calls per request under strace (issue 28): strace's summary read by name, the
+"""System calls per request under strace: strace's summary read by name, the
 count as the difference of two windows, the gate's decision on counts, the section in a
 run's report, the command's bad input; and on real servers, that the count repeats (two
 servers, two counts, within syscalls.TOLERANCE) and is what the design says: the flagship

@@ -1,4 +1,4 @@
-"""Where a bench's time goes (issue 40): run.json's `timing` holds each stage's wall seconds and
+"""Where a bench's time goes: run.json's `timing` holds each stage's wall seconds and
 the samples' parts (load runs, warm-ups, conntrack waits, the rest), beside the plan's estimate;
 the console says "planned X, took Y". Each sample records its own wall seconds (took_s) and its
 warm-up's (warmup_took_s)."""

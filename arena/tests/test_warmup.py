@@ -1,4 +1,4 @@
-"""Warm means warm (issue 28): the warm-up runs until the last three 1-second windows are
+"""Warm means warm: the warm-up runs until the last three 1-second windows are
 within 5% of each other (by CPU per request when every window gives it, else requests/s), at
 least the run's warm-up and at most its bound; the windows go through run.json and into the
 report. Windows are given by a stand-in, not timed."""

@@ -1,7 +1,7 @@
 """An image per renard, built by podman from files of this host (no registry): how each is
 staged, built and sized. The recipe is data (RECIPES, one per entry) plus one Containerfile
 per entry beside this file; the base and the application are two images, as the Java seed
-(/work/shared/seeds/003_…txt, table 1) split a deployed service into a base image and the
+(the seeds' 003_…txt in ../shared/seeds, table 1) split a deployed service into a base image and the
 application on top of it.
 
 A build context holds base/ (what the application runs on: nothing for a static binary, the

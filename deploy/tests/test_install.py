@@ -298,3 +298,21 @@ def test_the_installed_service_serves_https_and_a_22nd_image_appears_on_reload(i
         held.close()
         notify.close()
         shutil.rmtree(sockets)
+
+
+def test_snippet_writes_the_avatar_for_an_existing_server_block_and_no_site(tmp_path, images):
+    """--snippet: deploy/nginx's two files where the package puts them, the upstream's address
+    written in (TCP here), no whole site, no certificate needed, no renewal hook."""
+    result = install(
+        "--snippet", "--server-name", NAME, "--images", str(images), "--upstream", "127.0.0.1:8099",
+        "--root", str(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "location = / { include snippets/renard.conf; }" in result.stdout
+    snippet = (tmp_path / "etc/nginx/snippets/renard.conf").read_text()
+    assert snippet == (REPO / "deploy/nginx/renard.conf").read_text()
+    http = (tmp_path / "etc/nginx/conf.d/renard-http.conf").read_text()
+    assert "    server 127.0.0.1:8099 max_fails=1 fail_timeout=2s;\n" in http and "unix:" not in http
+    assert not (tmp_path / "etc/nginx/conf.d/renard.conf").exists()
+    assert not (tmp_path / "etc/letsencrypt").exists()
+    assert (tmp_path / "etc/systemd/system/renard.socket").read_text().count("ListenStream=127.0.0.1:8099") == 1

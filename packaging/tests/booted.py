@@ -2,8 +2,10 @@
 that install renard as a self-hoster does, and visitors over HTTPS to the site it serves on
 loopback, with a self-signed certificate for the name standing in for certbot's."""
 
+import collections
 import contextlib
 import http.client
+import re
 import shutil
 import socket
 import ssl
@@ -18,6 +20,7 @@ from conftest import REPO, run
 NAME = "avatar.example.org"
 # The machine's packages: systemd to boot, nginx in front, curl for the guides' checks.
 PACKAGES = ["systemd", "systemd-sysv", "dbus", "nginx-light", "ca-certificates", "curl"]
+IMAGE = re.compile(rf"https://{re.escape(NAME)}/Renard-([1-9]|1[0-9]|2[01])\.png")  # one of 21
 
 
 def free_port() -> int:
@@ -54,13 +57,17 @@ class ToLoopback(http.client.HTTPSConnection):
 
 
 class Visitors:
-    """Threads asking GET / over HTTPS through nginx on new connections, bounded in count and
-    time, counting the answers that are not a 302 to an image of the site."""
+    """Threads asking GET path over HTTPS through nginx on new connections, bounded in count and
+    time, counting the answers that are not a 302 to an image of the site; `caching` counts the
+    good answers by their Cache-Control (renard sends one, PHP's script none)."""
 
-    def __init__(self, port: int, cafile, clients: int = 3, max_requests: int = 20_000, max_seconds: float = 300):
-        self.port, self.stop = port, threading.Event()
+    def __init__(
+        self, port: int, cafile, clients: int = 3, max_requests: int = 20_000, max_seconds: float = 300, path="/"
+    ):
+        self.port, self.path, self.stop = port, path, threading.Event()
         self.context = ssl.create_default_context(cafile=str(cafile))
         self.answers, self.failures = 0, []
+        self.caching: collections.Counter[str] = collections.Counter()
         self.deadline = time.monotonic() + max_seconds
         self.max_requests = max_requests
         self.threads = [threading.Thread(target=self.visit) for _ in range(clients)]
@@ -71,15 +78,16 @@ class Visitors:
                 return
             try:
                 connection = ToLoopback(NAME, self.port, context=self.context, timeout=30)
-                connection.request("GET", "/", headers={"Host": NAME})
+                connection.request("GET", self.path, headers={"Host": NAME})
                 response = connection.getresponse()
                 response.read()
                 connection.close()
                 location = response.getheader("Location", "")
-                if response.status != 302 or not location.startswith(f"https://{NAME}/Renard-"):
+                if response.status != 302 or not IMAGE.fullmatch(location):
                     self.failures.append(f"{response.status} {location}")
                 else:
                     self.answers += 1
+                    self.caching[response.getheader("Cache-Control", "none")] += 1
             except OSError as error:
                 self.failures.append(repr(error))
 
@@ -141,11 +149,13 @@ def https(port, cafile, path):
 
 
 @contextlib.contextmanager
-def booted(name: str):
-    """A Machine named name, booted from the cached root file system, powered off after."""
+def booted(name: str, packages: tuple[str, ...] = ()):
+    """A Machine named name, booted from the cached root file system (PACKAGES and packages),
+    powered off after."""
     if shutil.which("systemd-nspawn") is None:
         pytest.skip("no systemd-nspawn here (scripts/apt.txt: systemd-container)")
-    tarball = run(REPO / "scripts" / "rootfs", "renard-apt", *PACKAGES, timeout=900).stdout.strip()
+    rootfs = re.sub(r"[^a-z0-9-]", "-", "-".join(["renard-apt", *packages]))  # scripts/rootfs's names
+    tarball = run(REPO / "scripts" / "rootfs", rootfs, *PACKAGES, *packages, timeout=900).stdout.strip()
     started = run(REPO / "scripts" / "boot", "start", name, tarball, timeout=300, check=False)
     if started.returncode != 0:  # scripts/boot itself waits for systemd's bus (120 s at most)
         run(REPO / "scripts" / "boot", "stop", name, check=False)

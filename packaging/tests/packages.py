@@ -14,6 +14,11 @@ from conftest import run
 
 SYSTEMD_RUNS = Path("/run/systemd/system").is_dir()
 CONFFILE = Path("/etc/renard/renard.conf")
+# deploy/nginx/'s two files, for a server block one already has: conffiles too.
+NGINX_SNIPPETS = {
+    Path("/etc/nginx/snippets/renard.conf"): "deploy/nginx/renard.conf",
+    Path("/etc/nginx/conf.d/renard-http.conf"): "deploy/nginx/renard-http.conf",
+}
 UNITS = [Path("/lib/systemd/system/renard.service"), Path("/lib/systemd/system/renard.socket")]
 ENABLED = [
     Path("/etc/systemd/system/multi-user.target.wants/renard.service"),
@@ -23,6 +28,7 @@ INSTALLED = [
     Path("/usr/bin/renard"),
     *UNITS,
     CONFFILE,
+    *NGINX_SNIPPETS,
     Path("/usr/share/man/man8/renard.8.gz"),
     Path("/usr/share/bash-completion/completions/renard"),
     Path("/usr/share/zsh/vendor-completions/_renard"),

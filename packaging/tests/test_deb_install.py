@@ -14,7 +14,18 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, run
-from packages import CONFFILE, ENABLED, INSTALLED, SYSTEMD_RUNS, UNITS, package_tool, purge, status, user_exists
+from packages import (
+    CONFFILE,
+    ENABLED,
+    INSTALLED,
+    NGINX_SNIPPETS,
+    SYSTEMD_RUNS,
+    UNITS,
+    package_tool,
+    purge,
+    status,
+    user_exists,
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +68,13 @@ def test_conffile_is_registered_and_holds_the_default_settings(installed):
         "RENARD_COUNT_FROM": "/srv/avatar",
         "RENARD_LOCATION": "https://avatar.example.org/Renard-{n}.png",
     }
+
+
+def test_nginx_snippets_are_conffiles_as_deploy_writes_them(installed):
+    conffiles = run("dpkg-query", "--show", "--showformat=${Conffiles}", "renard").stdout.split()
+    for path, source in NGINX_SNIPPETS.items():
+        assert str(path) in conffiles
+        assert path.read_text() == (REPO / source).read_text(), path
 
 
 def test_system_user_renard_exists(installed):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from packages import CONFFILE, ENABLED, UNITS, package_tool, purge, status, user_exists
+from packages import CONFFILE, ENABLED, NGINX_SNIPPETS, UNITS, package_tool, purge, status, user_exists
 
 
 @pytest.fixture
@@ -42,10 +42,11 @@ def test_remove_keeps_the_conffile_and_purge_deletes_it(clean_machine, release):
     assert status() == "deinstall ok config-files"
     assert not Path("/usr/bin/renard").exists()
     assert not any(unit.exists() for unit in UNITS)
-    assert CONFFILE.is_file()
+    assert CONFFILE.is_file() and all(snippet.is_file() for snippet in NGINX_SNIPPETS)
     package_tool("dpkg", "--purge", "renard")
     assert status() == ""
     assert not CONFFILE.exists() and not CONFFILE.parent.exists()
+    assert not any(snippet.exists() for snippet in NGINX_SNIPPETS)
     assert not any(link.is_symlink() for link in ENABLED)
 
 

@@ -44,6 +44,8 @@ def test_tarball_holds_the_release_files_owned_by_root_at_the_commit_time(releas
             "renard.service",
             "renard.socket",
             "nginx-site.conf",
+            "nginx/renard.conf",
+            "nginx/renard-http.conf",
             "renard.conf",
             "renard.8",
             "completions/renard.bash",

@@ -13,7 +13,7 @@ const PERMISSIONS = ["--quiet", "--no-prompt", "--v8-flags=--max-semi-space-size
 /** Octets read at once: each connection's read waits on a buffer of its own, allocated at
  * its accept, so it starts small (a request head is mostly well under 1 KiB) and grows once
  * a read fills it (pipelined batches, long heads). With 64 KiB from the accept, 5000
- * connections evicted at a cap of 50 left 22 MB of the C heap resident (issue 29). */
+ * connections evicted at a cap of 50 left 22 MB of the C heap resident (found by the flake hunt). */
 const READ_SIZE_FIRST = 4 * 1024;
 const READ_SIZE = 64 * 1024;
 

@@ -58,7 +58,7 @@ pub fn run(svc: &Service, listener: Listener, mut signal: UnixStream) -> std::io
             wake.map_or(-1, |at| libc::c_int::try_from(s.now.millis_until(at) + 1).unwrap_or(libc::c_int::MAX));
         // The wait is epoll_wait on the poll's descriptor (mio registers the sockets): the
         // timeout goes in whole milliseconds as computed here, and the events come back as
-        // epoll's flags, without mio's conversions on every wake (issue 17: 12 instructions).
+        // epoll's flags, without mio's conversions on every wake (12 instructions, by callgrind).
         // SAFETY: `events` is writable for its length; the descriptor is the poll's.
         let ready =
             unsafe { libc::epoll_wait(poll.as_raw_fd(), events.as_mut_ptr(), events.len() as libc::c_int, timeout) };

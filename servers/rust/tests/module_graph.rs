@@ -1,5 +1,5 @@
 //! The crate's modules import one way: no two modules name each other (`crate::a` in b and
-//! `crate::b` in a), so each seam has a direction (issue 30). Doc links count too: a link
+//! `crate::b` in a), so each seam has a direction (ARCHITECTURE.md). Doc links count too: a link
 //! is a dependency a reader follows.
 
 use std::collections::BTreeSet;

@@ -1,4 +1,4 @@
-"""Is B different from A? The regression gate's decision (issue 8, "The regression gate").
+"""Is B different from A? The regression gate's decision (docs/arena/gate.md, "The regression gate").
 
 Two ways, by what was measured:
 - Timed samples (requests/s of interleaved runs A B A B …): a Mann–Whitney U test

@@ -1,4 +1,4 @@
-"""The history of benches, and the changes in it (issue 8, "The regression gate").
+"""The history of benches, and the changes in it (docs/arena/gate.md, "The regression gate").
 
 Each `arena bench` appends one line to results/history.jsonl: when, the commit it measured
 (and whether the tree had uncommitted changes), and per entry the median requests/s and CPU

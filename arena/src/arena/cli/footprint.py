@@ -1,4 +1,4 @@
-"""`arena footprint`: the footprint table (footprint/, issue 39) from a run (default
+"""`arena footprint`: the footprint table (footprint/, docs/footprint.md) from a run (default
 results/latest) and the image sizes deploy/images/test_images.py records (default
 results/images/), as Markdown on stdout."""
 

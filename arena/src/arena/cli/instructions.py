@@ -25,7 +25,7 @@ from .common import Failure, ensure_built, load_entries
 @click.option("--profiles", type=click.Path(file_okay=False, path_type=Path), help="Save the top functions here.")
 @click.pass_context
 def instructions_cmd(ctx, entries, requests, profiles):
-    """Count the instructions per request of the native entries under callgrind (issue 17)."""
+    """Count the instructions per request of the native entries under callgrind."""
     problem = instructions.available()
     if problem:
         raise Failure(f"instructions cannot be counted here: {problem}")

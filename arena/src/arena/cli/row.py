@@ -1,8 +1,9 @@
-"""`arena row NAME…`: the entries' rows of the README's results table, from a run (default
-results/latest) and the system-call counts written into it (RUN/syscalls/syscalls.json, when
-there), in the README's columns and formats (report/readme.py): the header once, then one line
-per entry, in the order given; no NAME: every entry in the README's order. --chart FILE also
-writes the picture of those rows (report/svg.ranking_chart), the README's docs/results.svg."""
+"""`arena row NAME…`: the entries' rows of the full results table (docs/results.md), from a run
+(default results/latest) and the system-call counts written into it (RUN/syscalls/syscalls.json,
+when there), in its columns and formats (report/readme.py): the header once, then one line per
+entry, in the order given; no NAME: every entry in the README's order. --compact: the README's
+compact table instead. --chart FILE also writes the picture of those rows
+(report/svg.ranking_chart), the README's docs/results.svg."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from ..core.columns import COMPACT_HEADER
 from ..core.model import Run
 from ..report import build, readme, svg
 from .common import Failure
@@ -39,9 +41,10 @@ def read_run(path: Path) -> Run:
     default=None,
     help="Also write the rows' chart (capped keep-alive CPU µs per request) to this SVG file.",
 )
+@click.option("--compact", is_flag=True, help="The README's compact table instead of the full one.")
 @click.pass_context
-def row_cmd(ctx, names, run_path, chart_path):
-    """Print NAMEs' rows of the README's results table, computed from a run."""
+def row_cmd(ctx, names, run_path, chart_path, compact):
+    """Print NAMEs' rows of the results table, computed from a run."""
     path = run_path or ctx.obj["repo"] / "results" / "latest"
     if run_path is None and not path.exists():
         raise Failure(f"no run at {path}: `arena bench` makes one, or pass --run")
@@ -60,8 +63,8 @@ def row_cmd(ctx, names, run_path, chart_path):
     if chart_path is not None and not chart_path.parent.is_dir():
         raise click.BadParameter(f"{chart_path.parent}: no such directory", param_hint="'--chart'")
     order = list(names) or readme.readme_order(view)
-    click.echo(readme.HEADER)
+    click.echo(COMPACT_HEADER if compact else readme.HEADER)
     for name in order:
-        click.echo(readme.row(view, name, syscalls))
+        click.echo((readme.compact_row if compact else readme.row)(view, name, syscalls))
     if chart_path is not None:
         chart_path.write_text(svg.ranking_chart(view, order, readme.CAPPED) + "\n")

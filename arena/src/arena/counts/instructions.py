@@ -1,4 +1,4 @@
-"""User-space instructions per request of a native entry, counted by callgrind (issue 17).
+"""User-space instructions per request of a native entry, counted by callgrind.
 
 A throughput figure moves by tens of percent on a shared machine; the number of
 instructions a server executes per request does not. An entry whose entry.toml says

@@ -1,4 +1,4 @@
-"""System calls per request of any entry, counted by strace (issue 28).
+"""System calls per request of any entry, counted by strace.
 
 Time drifts on a shared machine; the number of system calls a server makes per request does
 not, and unlike callgrind's instruction count it sees the kernel's side and works for every

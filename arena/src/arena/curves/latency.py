@@ -1,5 +1,5 @@
 """`arena latency`: the latency an entry gives at a fixed request rate, without coordinated
-omission (issue 8, "Latency at a fixed rate").
+omission (docs/arena/curves.md, "Latency, saturation, history").
 
 wrk's closed loop sends the next request only when an answer came back, so a slow answer
 delays the requests queued behind it, and their wait is never counted. oha (a Rust load

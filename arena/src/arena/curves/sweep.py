@@ -1,4 +1,4 @@
-"""`arena sweep`: how many simultaneous clients does an entry hold? (issue 8, "Saturation")
+"""`arena sweep`: how many simultaneous clients does an entry hold? (docs/arena/curves.md)
 
 One fresh server per entry (pinned, one thread, as in a bench), then wrk (closed loop, one
 thread, keep-alive) at concurrency 1, 2, 4, … up to `top` (4 096), `seconds` at each step,

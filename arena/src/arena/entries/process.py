@@ -162,7 +162,7 @@ def start(entry: Entry, launch: Launch, echo=None, inherit_stdout: bool = False)
 def launch_ready(entry: Entry, launch: Launch, timeout_s: float = 30.0) -> Server:
     """start() then wait_ready(); on failure the server is stopped and StartError raised.
     Interrupted meanwhile (Ctrl-C, or SIGTERM made one by the arena), it is stopped too: the
-    caller has no server yet to stop (issue 36: a bench's server outlived the bench)."""
+    caller has no server yet to stop (a bench's server once outlived the bench)."""
     server = start(entry, launch)
     try:
         server.wait_ready(timeout_s)

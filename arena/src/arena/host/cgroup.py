@@ -3,7 +3,7 @@ share of one core (cgroup v2 `cpu.max`; v1 `cpu.cfs_quota_us` where v2 has no cp
 controller, as on hosts that mount the v1 hierarchies).
 
 The capped modes use it so that the load generator has more CPU than the server and the
-throughput measured is the server's (issue 8). Creating one needs root, or a delegated
+throughput measured is the server's (docs/arena/method.md). Creating one needs root, or a delegated
 subtree; probe() says why not in plain words.
 """
 

@@ -1,4 +1,4 @@
-"""The kernel's connection-tracking table, which a close-mode sample can fill (issue 31).
+"""The kernel's connection-tracking table, which a close-mode sample can fill.
 
 Where NAT or stateful firewall rules are loaded (podman's netavark rules, as `make test`'s
 deploy tests load them), netfilter tracks every connection, loopback included, and keeps a

@@ -1,4 +1,4 @@
-"""Loopback untracked for a run's length (issue 40): a raw-table NOTRACK rule for lo.
+"""Loopback untracked for a run's length: a raw-table NOTRACK rule for lo.
 
 Once NAT rules are loaded (podman's, as `make test`'s deploy tests load them) netfilter tracks
 every connection, loopback included, and a close-mode sample pays the tracking of each new

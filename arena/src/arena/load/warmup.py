@@ -1,4 +1,4 @@
-"""Warm means warm (issue 28): an entry is warmed up until it is steady, not for a fixed time.
+"""Warm means warm: an entry is warmed up until it is steady, not for a fixed time.
 The warm-up runs the sample's own load in windows of WINDOW_S seconds and ends when the last
 STEADY_WINDOWS windows lie within SPREAD of each other (highest ÷ lowest ≤ 1 + SPREAD), once
 at least `minimum_s` seconds have run; it never runs longer than `bound_s` (the larger of the

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..analysis.compare import PairedRatio
 from ..analysis.stats import Summary, summarize
-from ..core.columns import COLUMNS, HEADER
+from ..core.columns import COLUMNS, COMPACT_COLUMNS, HEADER
 from ..core.model import EntryRecord, Run
 from ..core.modes import MODES
 from ..counts.syscalls import EntryCounts
@@ -179,6 +179,12 @@ def cells(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None)
     ]
 
 
+def compact_cells(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None) -> list[str]:
+    """NAME's row of the README's compact table: the full row's cells of COMPACT_COLUMNS."""
+    full = dict(zip(COLUMNS, cells(view, name, syscalls), strict=True))
+    return [full[column] for column in COMPACT_COLUMNS]
+
+
 def line(row_cells: list[str]) -> str:
     return "| " + " | ".join(row_cells) + " |"
 
@@ -186,6 +192,11 @@ def line(row_cells: list[str]) -> str:
 def row(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None) -> str:
     """NAME's line of the README's results table; raises KeyError when the run has no NAME."""
     return line(cells(view, name, syscalls))
+
+
+def compact_row(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None) -> str:
+    """NAME's line of the README's compact table; raises KeyError when the run has no NAME."""
+    return line(compact_cells(view, name, syscalls))
 
 
 def split(readme_line: str) -> list[str]:

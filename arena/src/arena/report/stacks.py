@@ -128,7 +128,7 @@ def breakdown_section(record: StackRun) -> Section:
 
 
 def targets_section(record: StackRun) -> Section | None:
-    """Each of issue 27's targets whose stacks were measured: the best stack's ratio of
+    """Each target of the deployed path (docs/arena/stack.md) whose stacks were measured: the best stack's ratio of
     median CPU per request to the reference's, with its range, and whether it holds."""
     by = grouped(record)
     table = Table(["target", "mode", "best stack", "CPU ratio (min–max)", "limit", "holds"], [], numeric={3, 4})
@@ -155,7 +155,7 @@ def targets_section(record: StackRun) -> Section | None:
                 holds,
             ]
         )
-    return Section("Targets (issue 27), CPU per request in the same run", table) if table.rows else None
+    return Section("Targets, CPU per request in the same run", table) if table.rows else None
 
 
 def failures_section(record: StackRun) -> Section | None:

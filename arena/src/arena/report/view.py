@@ -6,7 +6,7 @@ configured mode). Every figure is the median with the min–max of the repetitio
 comparison is a ratio of medians with the range of the extreme pairings, "not
 significant" when the two samples' ranges overlap.
 
-What a rank rests on (issue 8, "rank servers, not wrk"; issue 28, "a timed figure that holds"):
+What a rank rests on (docs/arena/method.md: rank servers, not wrk; a timed figure that holds):
 - a dedicated-core mode: requests/s; a client-bound row says so (it measured wrk);
 - a capped mode: the server's own CPU µs per request under the cap, from its cgroup's counter
   (the kernel's ns; /proc's 10 ms ticks for a run that did not read it), fewer first: the

@@ -1,4 +1,4 @@
-"""The warm-up curves of a run (issue 28, "Warm means warm"): for every sample warmed up in
+"""The warm-up curves of a run (docs/arena/method.md, "Warm means warm"): for every sample warmed up in
 1-second windows (warmup.py; entries whose warm-up is 3 s or more, the JVM and JS ones
 with their own `warmup_s`), its server CPU µs per request (when recorded) and requests/s per
 window, and whether it ended steady or at its bound; a chart per entry of its samples' curves."""

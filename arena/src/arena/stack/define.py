@@ -29,7 +29,7 @@ DEFAULT = ("rust", "php-fpm")  # the stacks measured when none is named (beside 
 
 @dataclass(frozen=True)
 class Target:
-    """Issue 27's targets, checked in the same run: the best of `stacks` (keep-alive CPU per
+    """The deployed path's targets (docs/arena/stack.md), in the same run: the best of `stacks` (keep-alive CPU per
     request) at most `limit` times that of `reference`."""
 
     words: str

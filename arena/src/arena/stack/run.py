@@ -1,4 +1,4 @@
-"""`arena stack`: the path users deploy, nginx with TLS in front (issue 27).
+"""`arena stack`: the path users deploy, nginx with TLS in front.
 
 A stack is what answers `https://127.0.0.1:PORT/`:
 - `nginx-302` and `nginx-png`: nginx alone (split_clients on $request_id + return 302; a

@@ -44,7 +44,7 @@ class Item:
 
 
 def robustness_scenarios() -> set[str]:
-    """The scenarios of the suite's robustness module (issue 7), read from its marks."""
+    """The scenarios of the suite's robustness module (docs/reliability.md), read from its marks."""
     source = resources.files("renard_conformance.suite").joinpath("test_robustness.py").read_text()
     return set(re.findall(r'scenario\("([^"]+)"\)', source))
 
@@ -145,11 +145,11 @@ def check_bench(entry: Entry) -> Item:
 
 def results_row(entry: Entry, run_dir: Path | None = None) -> Item:
     """A row starting `| \\`NAME\\`` under the results table's header (report/readme.py) in
-    the entry's README or the repository's README, compared with the row `arena row NAME`
+    the entry's README or the repository's whole table (docs/results.md), compared with the row `arena row NAME`
     prints from run_dir (default results/latest) when that run measured NAME: a stale cell is
     a ✗ naming the column, the README's figure and the run's. A quick run is not compared
     (its figures are not for the README), nor a run that lacks NAME."""
-    for readme_path in (entry.folder / "README.md", entry.repo / "README.md"):
+    for readme_path in (entry.folder / "README.md", entry.repo / "docs" / "results.md"):
         found = readme.find_row(readme_path.read_text(errors="replace"), entry.name) if readme_path.is_file() else None
         if found:
             return compare_row(entry, found, readme_path.relative_to(entry.repo), run_dir)

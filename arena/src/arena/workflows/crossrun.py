@@ -3,7 +3,7 @@
 An absolute figure belongs to its machine; the floor peer (peers/floor, the design's limit:
 one pre-rendered 302 per request without parsing) measured in the same run on the same machine
 is the unit that travels. A mode's figure is the server's CPU µs per request (Sample.own_cpu_us)
-where every sample of the mode in every run has one, as the table ranks (issue 40), else
+where every sample of the mode in every run has one, as the table ranks (docs/arena/method.md), else
 requests/s (runs older than the CPU counters). Each entry's median is read against the floor's
 median in that mode of the same run ("of floor", above 1 better: the floor's CPU ÷ the entry's,
 or the entry's requests/s ÷ the floor's), and against the reference's (nginx + Lua) where the

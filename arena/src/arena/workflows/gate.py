@@ -1,4 +1,4 @@
-"""`arena gate`: did a change make an entry slower? (issue 8, "The regression gate")
+"""`arena gate`: did a change make an entry slower? (docs/arena/gate.md, "The regression gate")
 
 A is the entry at a baseline revision (built in a git worktree of it) or, with --aa, the
 working tree itself (an A/A run: the machine's noise floor); B is the working tree.

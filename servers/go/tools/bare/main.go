@@ -1,4 +1,4 @@
-// Command bare is the yardstick of issue 10: a bare net/http handler that only writes
+// Command bare is the Go entry's yardstick (servers/go/README.md): a bare net/http handler that only writes
 // the 302, with none of the spec's limits. It is not an entry; tools/cpu.sh runs it
 // beside renard-go to compare CPU per request.
 package main
