@@ -299,7 +299,7 @@ def redirect_k(response: wire.Response, target: Target) -> int | None:
 def check_redirect(target: Target) -> str:
     """One unseeded `GET /` on a new connection: "" when the answer is a redirect to the
     template (redirect_k), else what came back. Raises OSError when it cannot connect."""
-    request = f"GET / HTTP/1.1\r\n{HOST_FIELD}\r\nConnection: close\r\n\r\n".encode()
+    request = f"GET / HTTP/1.1\r\n{HOST_FIELD}Connection: close\r\n\r\n".encode()  # HOST_FIELD ends its line
     try:
         (response,) = _fetch(target, request, 1)
     except CheckError as error:
