@@ -9,6 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 KINDS = ("ours", "peer", "floor")  # floor: the design's physical limit, not a conforming server
+# The tiers the ranking shows, in its order: our hand-tuned renards (kind ours), the servers a
+# language's users write with its usual library (peers), the servers an operator runs as they
+# come, configured (nginx, HAProxy, Varnish, php-fpm: peers), the floors (kind floor).
+TIERS = ("tuned", "production", "infrastructure", "floor")
+PEER_TIERS = ("production", "infrastructure")  # a peer names its own (entry.toml `tier`)
+KIND_TIERS = {"ours": "tuned", "floor": "floor"}  # the other kinds' tier, implied
+
+
+def tier_of(kind: str, tier: str | None) -> str:
+    """The tier of an entry of this kind: the one it names, else its kind's (a peer of a run
+    recorded before tiers: "peer")."""
+    return tier or KIND_TIERS.get(kind, kind)
 
 
 @dataclass(frozen=True)
