@@ -73,11 +73,13 @@ Subject = TypeVar("Subject", bound=Named)  # an entry: pairing reads only its na
 
 
 def _partners(e: Subject, live: Sequence[Subject], run: Run) -> list[Subject]:
-    """Whom e's ratios divide by: the run's reference and e's own floor, when measured here."""
+    """Whom e's ratios divide by: the run's reference, e's own floor and, for a production entry,
+    its tuned renard (the price of the idiom, report/idiom.py), when measured here."""
     names = {x.name: x for x in live}
     record = run.entry(e.name)
     floor = run.floor_of(record) if record is not None else None
-    wanted = [run.config.reference, floor.name if floor is not None else None]
+    tuned = record.tuned if record is not None else None
+    wanted = [run.config.reference, floor.name if floor is not None else None, tuned]
     return [names[n] for n in dict.fromkeys(wanted) if n in names and n != e.name]
 
 

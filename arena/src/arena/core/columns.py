@@ -3,7 +3,7 @@ writes the rows) and every entry skeleton's README (entries/scaffold.py), so the
 
 COLUMNS = (
     "entry",
-    "kind",
+    "tier",
     "keep-alive, capped: CPU µs/req",
     "req/s",
     "× nginx",
