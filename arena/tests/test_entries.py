@@ -278,6 +278,15 @@ def test_a_tuned_renard_that_is_no_ours_entry_is_an_error_naming_file_and_key(tm
     assert info.value.path == path
 
 
+def test_a_native_entry_that_only_opens_its_port_is_an_error_callgrind_needs_its_listening_line(tmp_path):
+    path = write(tmp_path / "e", GOOD + 'native = true\nready = "port"\n')
+    with pytest.raises(ManifestError) as info:
+        load_manifest(path)
+    assert info.value.key == "entry[0].native" and "callgrind starts it on port 0" in info.value.reason
+    (ok,) = load_manifest(write(tmp_path / "f", GOOD + "native = true\n"))  # ready's default, listening
+    assert ok.native
+
+
 def test_discover_lists_ours_before_peers(tmp_path):
     write(
         tmp_path / "peers" / "a",

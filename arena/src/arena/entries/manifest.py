@@ -168,6 +168,9 @@ def _entry(path: Path, index: int, table: object) -> Entry:
         raise ManifestError(path, f"{where}.{first['loc'][0]}", _reason(first)) from None
     if entry.kind == "ours" and entry.command is None:
         raise ManifestError(path, f"{where}.command", "missing key (an `ours` entry names its program)")
+    if entry.native and entry.ready != "listening":  # callgrind starts it on port 0 (instructions.py)
+        why = 'needs ready = "listening": callgrind starts it on port 0 and reads its port from that line'
+        raise ManifestError(path, f"{where}.native", why)
     if entry.kind == "peer" and entry.tier is None:
         raise ManifestError(path, f"{where}.tier", f"missing key (a peer names its tier: {' or '.join(PEER_TIERS)})")
     if entry.kind != "peer" and entry.tier is not None:
