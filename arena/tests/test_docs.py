@@ -137,3 +137,26 @@ def test_every_repository_path_the_markdown_names_exists():
             if not any((base / path).exists() for base in bases):
                 missing.append(f"{page}: {path}")
     assert pages and not missing, missing
+
+
+TIERS_RUN = "20261201-215809"  # the README's tiers section: a subset run, archived beside the rest
+
+
+def readme_block(first: str) -> list[str]:
+    """The README's lines from the one starting with `first` up to the blank line."""
+    lines = README.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    return lines[start : lines.index("", start)]
+
+
+def test_the_readme_tiers_and_prices_are_what_arena_row_prints_from_their_archived_run(tmp_path):
+    from arena.cli.row import readme_links
+    from arena.report import idiom
+
+    assert f"Run `{TIERS_RUN}`" in README.read_text()
+    view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{TIERS_RUN}.tar.xz", tmp_path)))
+    shown = [(c[0], c[1], c[2], c[3], c[5]) for c in (readme.cells(view, n) for n in readme.readme_order(view))]
+    tiers = readme_block("| entry | tier | keep-alive, capped: CPU µs/req | req/s | of floor |")
+    assert tiers[2:] == ["| " + " | ".join(cells) + " |" for cells in shown]
+    prices = idiom.markdown_of(view, idiom.prices(view), readme_links(REPO))
+    assert readme_block("| language | production entry |") == prices and len(prices) == 9
