@@ -160,3 +160,23 @@ def test_the_readme_tiers_and_prices_are_what_arena_row_prints_from_their_archiv
     assert tiers[2:] == ["| " + " | ".join(cells) + " |" for cells in shown]
     prices = idiom.markdown_of(view, idiom.prices(view), readme_links(REPO))
     assert readme_block("| language | production entry |") == prices and len(prices) == 9
+
+
+SEED_RUN = "20261201-222226"  # docs/results.md, "The seed's programs again"
+
+
+def test_the_seeds_table_again_is_what_its_archived_run_measured(tmp_path):
+    from arena.report import format as fmt
+
+    results = (REPO / "docs" / "results.md").read_text()
+    assert f"`{SEED_RUN}`" in results and f"runs/{SEED_RUN}.tar.xz" in results
+    view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{SEED_RUN}.tar.xz", tmp_path)))
+    (keepalive,) = view.modes
+    lines = results.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| seed's rank | program |"))
+    for line in lines[start + 2 : lines.index("", start)]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        name = re.search(r"\(`([a-z0-9-]+)`\)", cells[1]).group(1)
+        row = next(r for r in keepalive.rows if r.entry.name == name)
+        measured = (readme.spread(row.summary("rps")), fmt.us(row.cpu.median), str(row.rank))
+        assert (cells[4], cells[5], cells[7]) == measured
