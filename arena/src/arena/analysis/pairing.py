@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from ..core.model import Run
+from ..core.modes import runs_in
 from ..core.sample import Sample
 from .compare import HALF_WIDTH, PairedRatio, paired_ratio
 
@@ -83,6 +84,12 @@ def _partners(e: Subject, live: Sequence[Subject], run: Run) -> list[Subject]:
     return [names[n] for n in dict.fromkeys(wanted) if n in names and n != e.name]
 
 
+def _measured_in(run: Run, e: Subject, mode_name: str) -> bool:
+    """Whether the run measures e in this mode (its tier's modes, modes.runs_in)."""
+    record = run.entry(e.name)
+    return runs_in(record.tier if record is not None else None, mode_name)
+
+
 def wide_pairs(
     run: Run, live: Sequence[Subject], most: int
 ) -> list[tuple[float, str, Subject, Subject, PairedRatio | None]]:
@@ -94,6 +101,8 @@ def wide_pairs(
     for mode_name in run.config.modes:
         for e in live:
             for other in _partners(e, live, run):
+                if not (_measured_in(run, e, mode_name) and _measured_in(run, other, mode_name)):
+                    continue
                 if (mode_name, other.name, e.name) in seen:
                     continue
                 seen.add((mode_name, e.name, other.name))

@@ -17,6 +17,17 @@ PEER_TIERS = ("production", "infrastructure")  # a peer names its own (entry.tom
 KIND_TIERS = {"ours": "tuned", "floor": "floor"}  # the other kinds' tier, implied
 
 
+# The modes a tier is measured in, where not every mode (docs/arena/method.md, "Which modes
+# each tier runs"): a production entry in keep-alive capped, the README's ranking and the price
+# of the idiom's mode, and on a whole core, whose figure tells whether the cap distorts it.
+TIER_MODES = {"production": ("keepalive", "keepalive-capped")}
+
+
+def runs_in(tier: str | None, mode_name: str) -> bool:
+    """Whether an entry of this tier is measured in this mode (a tier TIER_MODES does not name: every mode)."""
+    return mode_name in TIER_MODES.get(tier, (mode_name,))
+
+
 def tier_of(kind: str, tier: str | None) -> str:
     """The tier of an entry of this kind: the one it names, else its kind's (a peer of a run
     recorded before tiers: "peer")."""
