@@ -180,3 +180,17 @@ def test_the_seeds_table_again_is_what_its_archived_run_measured(tmp_path):
         row = next(r for r in keepalive.rows if r.entry.name == name)
         measured = (readme.spread(row.summary("rps")), fmt.us(row.cpu.median), str(row.rank))
         assert (cells[4], cells[5], cells[7]) == measured
+
+
+PRICES_RUN = "20261201-223404"  # docs/results.md: Rust's and Java's price of the idiom
+
+
+def test_the_rust_and_java_prices_are_what_their_archived_run_measured(tmp_path):
+    from arena.report import idiom
+
+    results = (REPO / "docs" / "results.md").read_text()
+    assert f"`{PRICES_RUN}`" in results and f"runs/{PRICES_RUN}.tar.xz" in results
+    view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{PRICES_RUN}.tar.xz", tmp_path)))
+    lines = results.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| language | production entry |"))
+    assert lines[start : lines.index("", start)] == idiom.markdown_of(view, idiom.prices(view))
