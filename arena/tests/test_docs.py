@@ -139,27 +139,29 @@ def test_every_repository_path_the_markdown_names_exists():
     assert pages and not missing, missing
 
 
-TIERS_RUN = "20261201-215809"  # the README's tiers section: a subset run, archived beside the rest
+TIERS_RUN = "20261201-215809"  # the README's tiers and docs/results.md's: a subset run, archived
+RESULTS = REPO / "docs" / "results.md"
 
 
-def readme_block(first: str) -> list[str]:
-    """The README's lines from the one starting with `first` up to the blank line."""
-    lines = README.read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(first))
-    return lines[start : lines.index("", start)]
+def blocks(path: Path, first: str) -> list[list[str]]:
+    """Every run of lines of path from one starting with `first` up to the blank line."""
+    lines = path.read_text().splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(first)]
+    return [lines[i : lines.index("", i)] for i in starts]
 
 
-def test_the_readme_tiers_and_prices_are_what_arena_row_prints_from_their_archived_run(tmp_path):
-    from arena.cli.row import readme_links
+def test_the_tiers_rows_and_prices_are_what_arena_row_prints_from_their_archived_run(tmp_path):
     from arena.report import idiom
 
-    assert f"Run `{TIERS_RUN}`" in README.read_text()
+    words = " ".join(README.read_text().split())  # the README names the run and says each price inline
+    assert f"run `{TIERS_RUN}`" in words and f"runs/{TIERS_RUN}.tar.xz" in RESULTS.read_text()
     view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{TIERS_RUN}.tar.xz", tmp_path)))
     shown = [(c[0], c[1], c[2], c[3], c[5]) for c in (readme.cells(view, n) for n in readme.readme_order(view))]
-    tiers = readme_block("| entry | tier | keep-alive, capped: CPU µs/req | req/s | of floor |")
+    (tiers,) = blocks(RESULTS, "| entry | tier | keep-alive, capped: CPU µs/req | req/s | of floor |")
     assert tiers[2:] == ["| " + " | ".join(cells) + " |" for cells in shown]
-    prices = idiom.markdown_of(view, idiom.prices(view), readme_links(REPO))
-    assert readme_block("| language | production entry |") == prices and len(prices) == 9
+    prices = idiom.prices(view)
+    assert blocks(RESULTS, "| language | production entry |")[0] == idiom.markdown_of(view, prices)
+    assert len(prices) == 7 and all(f"`{p.production.name}` {idiom.price_cell(p)}" in words for p in prices)
 
 
 SEED_RUN = "20261201-222226"  # docs/results.md, "The seed's programs again"
@@ -191,6 +193,4 @@ def test_the_rust_and_java_prices_are_what_their_archived_run_measured(tmp_path)
     results = (REPO / "docs" / "results.md").read_text()
     assert f"`{PRICES_RUN}`" in results and f"runs/{PRICES_RUN}.tar.xz" in results
     view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{PRICES_RUN}.tar.xz", tmp_path)))
-    lines = results.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| language | production entry |"))
-    assert lines[start : lines.index("", start)] == idiom.markdown_of(view, idiom.prices(view))
+    assert blocks(RESULTS, "| language | production entry |")[1] == idiom.markdown_of(view, idiom.prices(view))
