@@ -84,6 +84,7 @@ class Stub:
 
     name: str
     warmup_s: int = 0
+    tier: str = "tuned"  # every mode (modes.runs_in)
 
 
 def test_plan_interleaves_entries_within_each_mode_and_rep():

@@ -21,7 +21,9 @@ def repo(tmp_path: Path) -> Path:
     write(tmp_path / "servers" / "demo", GOOD)
     write(
         tmp_path / "peers" / "gone",
-        GOOD.replace('"demo"', '"gone"').replace('"ours"', '"peer"').replace('["sh"]', '["no-such-tool-xyz"]'),
+        GOOD.replace('"demo"', '"gone"')
+        .replace('kind = "ours"', 'kind = "peer"\ntier = "infrastructure"')
+        .replace('["sh"]', '["no-such-tool-xyz"]'),
     )
     return tmp_path
 

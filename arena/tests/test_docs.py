@@ -176,3 +176,60 @@ def test_every_repository_path_the_markdown_names_exists():
             if not any((base / path).exists() for base in bases):
                 missing.append(f"{page}: {path}")
     assert pages and not missing, missing
+
+
+TIERS_RUN = "20261201-215809"  # the README's tiers and docs/results.md's: a subset run, archived
+RESULTS = REPO / "docs" / "results.md"
+
+
+def blocks(path: Path, first: str) -> list[list[str]]:
+    """Every run of lines of path from one starting with `first` up to the blank line."""
+    lines = path.read_text().splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(first)]
+    return [lines[i : lines.index("", i)] for i in starts]
+
+
+def test_the_tiers_rows_and_prices_are_what_arena_row_prints_from_their_archived_run(tmp_path):
+    from arena.report import idiom
+
+    words = " ".join(README.read_text().split())  # the README names the run and says each price inline
+    assert f"run `{TIERS_RUN}`" in words and f"runs/{TIERS_RUN}.tar.xz" in RESULTS.read_text()
+    view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{TIERS_RUN}.tar.xz", tmp_path)))
+    shown = [(c[0], c[1], c[2], c[3], c[5]) for c in (readme.cells(view, n) for n in readme.readme_order(view))]
+    (tiers,) = blocks(RESULTS, "| entry | tier | keep-alive, capped: CPU µs/req | req/s | of floor |")
+    assert tiers[2:] == ["| " + " | ".join(cells) + " |" for cells in shown]
+    prices = idiom.prices(view)
+    assert blocks(RESULTS, "| language | production entry |")[0] == idiom.markdown_of(view, prices)
+    assert len(prices) == 7 and all(f"`{p.production.name}` {idiom.price_cell(p)}" in words for p in prices)
+
+
+SEED_RUN = "20261201-222226"  # docs/results.md, "The seed's programs again"
+
+
+def test_the_seeds_table_again_is_what_its_archived_run_measured(tmp_path):
+    from arena.report import format as fmt
+
+    results = (REPO / "docs" / "results.md").read_text()
+    assert f"`{SEED_RUN}`" in results and f"runs/{SEED_RUN}.tar.xz" in results
+    view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{SEED_RUN}.tar.xz", tmp_path)))
+    (keepalive,) = view.modes
+    lines = results.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| seed's rank | program |"))
+    for line in lines[start + 2 : lines.index("", start)]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        name = re.search(r"\(`([a-z0-9-]+)`\)", cells[1]).group(1)
+        row = next(r for r in keepalive.rows if r.entry.name == name)
+        measured = (readme.spread(row.summary("rps")), fmt.us(row.cpu.median), str(row.rank))
+        assert (cells[4], cells[5], cells[7]) == measured
+
+
+PRICES_RUN = "20261201-223404"  # docs/results.md: Rust's and Java's price of the idiom
+
+
+def test_the_rust_and_java_prices_are_what_their_archived_run_measured(tmp_path):
+    from arena.report import idiom
+
+    results = (REPO / "docs" / "results.md").read_text()
+    assert f"`{PRICES_RUN}`" in results and f"runs/{PRICES_RUN}.tar.xz" in results
+    view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{PRICES_RUN}.tar.xz", tmp_path)))
+    assert blocks(RESULTS, "| language | production entry |")[1] == idiom.markdown_of(view, idiom.prices(view))

@@ -75,7 +75,9 @@ def test_optional_keys_default_to_nothing_and_load_when_given(tmp_path):
 
 
 def test_a_peer_needs_no_command(tmp_path):
-    peer = GOOD.replace('kind = "ours"', 'kind = "peer"').replace('command = "./out.bin"\n', "")
+    peer = GOOD.replace('kind = "ours"', 'kind = "peer"\ntier = "infrastructure"').replace(
+        'command = "./out.bin"\n', ""
+    )
     (e,) = load_manifest(write(tmp_path / "p", peer))
     assert e.kind == "peer" and e.command is None
 
@@ -212,8 +214,84 @@ def test_a_floor_that_is_no_floor_entry_is_an_error_naming_file_and_key(tmp_path
     assert info.value.path == path
 
 
+PEER = GOOD.replace('"demo"', '"lib"').replace('kind = "ours"', 'kind = "peer"').replace('command = "./out.bin"\n', "")
+
+
+def test_each_kind_has_its_tier_a_peer_names_its_own_and_a_production_peer_its_tuned_renard(tmp_path):
+    write(tmp_path / "peers" / "floor", FLOOR_URING)
+    write(tmp_path / "servers" / "a", GOOD)
+    write(
+        tmp_path / "peers" / "lib", PEER.replace('kind = "peer"', 'kind = "peer"\ntier = "production"\ntuned = "demo"')
+    )
+    write(
+        tmp_path / "peers" / "web",
+        PEER.replace('"lib"', '"web"').replace('kind = "peer"', 'kind = "peer"\ntier = "infrastructure"'),
+    )
+    by_name = {e.name: (e.tier, e.tuned) for e in discover(tmp_path)}
+    assert by_name == {
+        "demo": ("tuned", None),
+        "floor-uring": ("floor", None),
+        "lib": ("production", "demo"),
+        "web": ("infrastructure", None),
+    }
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "why"),
+    [
+        (PEER, "tier", "missing key (a peer names its tier: production or infrastructure)"),
+        (
+            PEER.replace('kind = "peer"', 'kind = "peer"\ntier = "tuned"'),
+            "tier",
+            "must be one of production, infrastructure (got 'tuned')",
+        ),
+        (
+            GOOD.replace('kind = "ours"', 'kind = "ours"\ntier = "production"'),
+            "tier",
+            "only a peer names its tier (kind ours is tuned)",
+        ),
+        (
+            PEER.replace('kind = "peer"', 'kind = "peer"\ntier = "infrastructure"\ntuned = "demo"'),
+            "tuned",
+            "only a production peer names a tuned renard",
+        ),
+    ],
+)
+def test_a_tier_a_kind_cannot_have_is_an_error_naming_file_and_key(tmp_path, table, key, why):
+    path = write(tmp_path / "e", table)
+    with pytest.raises(ManifestError) as info:
+        load_manifest(path)
+    assert (info.value.key, info.value.reason) == (f"entry[0].{key}", why)
+
+
+@pytest.mark.parametrize(
+    ("named", "why"), [("rust", "no entry of that name"), ("floor-uring", "its kind is floor, not ours")]
+)
+def test_a_tuned_renard_that_is_no_ours_entry_is_an_error_naming_file_and_key(tmp_path, named, why):
+    write(tmp_path / "peers" / "floor", FLOOR_URING)
+    path = write(
+        tmp_path / "peers" / "lib",
+        PEER.replace('kind = "peer"', f'kind = "peer"\ntier = "production"\ntuned = "{named}"'),
+    )
+    with pytest.raises(ManifestError, match=f"lib.tuned: '{named}' is not a tuned renard \\({why}\\)") as info:
+        discover(tmp_path)
+    assert info.value.path == path
+
+
+def test_a_native_entry_that_only_opens_its_port_is_an_error_callgrind_needs_its_listening_line(tmp_path):
+    path = write(tmp_path / "e", GOOD + 'native = true\nready = "port"\n')
+    with pytest.raises(ManifestError) as info:
+        load_manifest(path)
+    assert info.value.key == "entry[0].native" and "callgrind starts it on port 0" in info.value.reason
+    (ok,) = load_manifest(write(tmp_path / "f", GOOD + "native = true\n"))  # ready's default, listening
+    assert ok.native
+
+
 def test_discover_lists_ours_before_peers(tmp_path):
-    write(tmp_path / "peers" / "a", GOOD.replace('"demo"', '"peer-a"').replace('"ours"', '"peer"'))
+    write(
+        tmp_path / "peers" / "a",
+        GOOD.replace('"demo"', '"peer-a"').replace('kind = "ours"', 'kind = "peer"\ntier = "production"'),
+    )
     write(tmp_path / "servers" / "z", GOOD)
     assert [e.name for e in discover(tmp_path)] == ["demo", "peer-a"]
 

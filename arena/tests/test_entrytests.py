@@ -10,6 +10,7 @@ ENTRY = textwrap.dedent(
     name = "{name}"
     language = "sh"
     kind = "peer"
+    tier = "infrastructure"
     description = "a test double"
     requires = ["sh"]
     build = []

@@ -18,6 +18,7 @@ MANIFEST = """[[entry]]
 name = "slow-start"
 language = "shell (fixture)"
 kind = "peer"
+tier = "infrastructure"
 description = "never prints its listening line"
 requires = ["sh", "sleep"]
 build = []

@@ -158,3 +158,17 @@ def test_within_a_round_the_cheapest_pair_comes_first_then_the_widest():
     cost = {"java-seed": 40.0, "c": 12.0, "rust": 12.0}
     got = next_round(wide, 10, lambda e, _other: cost[e.name])
     assert [x[2].name for x in got] == ["rust", "c", "java-seed"]
+
+
+def test_a_production_entrys_price_against_its_tuned_renard_is_measured_again_when_wide():
+    # lib tracks nginx-lua and the floor round by round (steady) but swings against rust (wide)
+    cpu = {"nginx-lua": [10.0, 12.0, 11.0], "floor": [5.0, 6.0, 5.5], "lib": [20.0, 24.0, 22.0]}
+    doc = run({**cpu, "lib": [], "rust": [5.0, 9.0, 4.0]}).to_json()
+    doc["entries"].append(entry("lib", "peer") | {"tier": "production", "tuned": "rust"})
+    doc["samples"] += [sample("lib", rep, v) for rep, v in enumerate(cpu["lib"])]
+    live = [SimpleNamespace(name=n) for n in ("rust", "nginx-lua", "floor", "lib")]
+    picked = {(e.name, other.name) for _, _, e, other, _ in wide_pairs(Run.load(doc), live, most=10)}
+    assert ("lib", "rust") in picked
+    doc["entries"][-1].pop("tuned")  # without its tuned renard, lib's ratios are the reference's and the floor's
+    picked = {(e.name, other.name) for _, _, e, other, _ in wide_pairs(Run.load(doc), live, most=10)}
+    assert ("lib", "rust") not in picked

@@ -30,7 +30,7 @@ MODES = ["keepalive", "pipeline16", "keepalive-capped", "close-capped"]
 # rust's capped CPU µs per request: 1.5e6 ÷ 112 005, 124 656, 139 902 requests; the floor's
 # 11.83–14.57 (12.92) overlaps it, yet each round's pair puts rust 1.07–1.10 of the floor: significant
 RUST_ROW = (
-    "| `rust` | ours | 12.03 (10.72–13.39) | 41 552 (37 335–46 634) | 1.32 [1.28–1.47] ±7% after 3 pairs "
+    "| `rust` | tuned | 12.03 (10.72–13.39) | 41 552 (37 335–46 634) | 1.32 [1.28–1.47] ±7% after 3 pairs "
     "| 1.09 [1.07–1.10] | – · – | 984 · 613 "
     "| 20.00 (20.00–20.00) · 732 962 | 49.42 (47.27–55.35) · 10 117 | 651 kB | 603 kB | 3.2 ms | 235/235 |"
 )
@@ -306,7 +306,7 @@ def test_arena_row_with_an_unreadable_syscalls_json_says_which_file_in_one_line(
 
 def test_the_whole_table_and_the_skeleton_share_one_header():
     lines = (REPO / "docs" / "results.md").read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| entry | kind |"))
+    start = next(i for i, line in enumerate(lines) if line.startswith("| entry | tier |"))
     assert "\n".join(lines[start : start + 2]) == readme.HEADER
     assert readme.HEADER in newentry.README.format(name="n", language="l", todo="TODO", header=newentry.RESULTS_HEADER)
     assert len(readme.split(readme.HEADER.splitlines()[0])) == len(readme.COLUMNS) == 14

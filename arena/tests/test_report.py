@@ -392,7 +392,7 @@ def test_markdown_has_one_ranked_table_per_mode(run):
         assert f"## Requests per second: {mode} (" in md
     assert (
         md.count(
-            "| # | entry | language | kind | requests/s median (min–max) | vs nginx-lua [95% interval] "
+            "| # | entry | language | tier | requests/s median (min–max) | vs nginx-lua [95% interval] "
             "| of its floor [95% interval] |"
         )
         == 3
@@ -402,13 +402,13 @@ def test_markdown_has_one_ranked_table_per_mode(run):
 @pytest.mark.parametrize(
     "line",
     [
-        "| 1 | rust | Rust | ours | 150,000 (148,000–152,000) | 1.09 [1.09–1.14] | – | 476,190 | 2.10 (2.00–2.20) "
+        "| 1 | rust | Rust | tuned | 150,000 (148,000–152,000) | 1.09 [1.09–1.14] | – | 476,190 | 2.10 (2.00–2.20) "
         "| – | 310 / 920 | 1.9 MB | 1.5 MB | 1 of 3 | requests/s, client-bound in 1 of 3 (wrk's limit) |",
-        "| 1 | rust | Rust | ours | 1,700,000 (1,650,000–1,750,000) | 12.23 [12.22–12.41] | – | 2,222,222 "
+        "| 1 | rust | Rust | tuned | 1,700,000 (1,650,000–1,750,000) | 12.23 [12.22–12.41] | – | 2,222,222 "
         "| 0.45 (0.44–0.47) | – | – / – |",
         "| 2 | nginx-lua | Lua (nginx) | peer | 137,000 (130,000–140,000) | reference |",
-        "| 2 | rust | Rust | ours | 30,000 (28,000–33,000) | 1.03 [0.97–1.04] ±3% after 3 pairs not significant |",
-        "| – | zig | Zig | ours | unavailable: requires `zig` on PATH |",
+        "| 2 | rust | Rust | tuned | 30,000 (28,000–33,000) | 1.03 [0.97–1.04] ±3% after 3 pairs not significant |",
+        "| – | zig | Zig | tuned | unavailable: requires `zig` on PATH |",
         "| rust | 612 kB | – | 3.1 (2.9–3.4) | 2.0 MB (1.9 MB–2.0 MB) | 1.6 MB (1.5 MB–1.6 MB) |",
         "| java-seed | 60 | 8 | 2 |",
         "| zig | not verified |  |  |",

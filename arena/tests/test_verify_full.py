@@ -108,7 +108,7 @@ def test_full_without_an_ours_entry_exits_1(tmp_path):
     folder = tmp_path / "peers" / "demo"
     folder.mkdir(parents=True)
     (folder / "server.py").write_text(SERVER)
-    (folder / "entry.toml").write_text(ENTRY.replace('kind = "ours"', 'kind = "peer"'))
+    (folder / "entry.toml").write_text(ENTRY.replace('kind = "ours"', 'kind = "peer"\ntier = "infrastructure"'))
     (tmp_path / "spec").mkdir()
     (tmp_path / "spec" / "SPEC.md").write_text("spec")
     p = subprocess.run(

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from ..core.model import Run
+from ..core.modes import runs_in
 from ..core.sample import Sample
 from .compare import HALF_WIDTH, PairedRatio, paired_ratio
 
@@ -73,12 +74,20 @@ Subject = TypeVar("Subject", bound=Named)  # an entry: pairing reads only its na
 
 
 def _partners(e: Subject, live: Sequence[Subject], run: Run) -> list[Subject]:
-    """Whom e's ratios divide by: the run's reference and e's own floor, when measured here."""
+    """Whom e's ratios divide by: the run's reference, e's own floor and, for a production entry,
+    its tuned renard (the price of the idiom, report/idiom.py), when measured here."""
     names = {x.name: x for x in live}
     record = run.entry(e.name)
     floor = run.floor_of(record) if record is not None else None
-    wanted = [run.config.reference, floor.name if floor is not None else None]
+    tuned = record.tuned if record is not None else None
+    wanted = [run.config.reference, floor.name if floor is not None else None, tuned]
     return [names[n] for n in dict.fromkeys(wanted) if n in names and n != e.name]
+
+
+def _measured_in(run: Run, e: Subject, mode_name: str) -> bool:
+    """Whether the run measures e in this mode (its tier's modes, modes.runs_in)."""
+    record = run.entry(e.name)
+    return runs_in(record.tier if record is not None else None, mode_name)
 
 
 def wide_pairs(
@@ -92,6 +101,8 @@ def wide_pairs(
     for mode_name in run.config.modes:
         for e in live:
             for other in _partners(e, live, run):
+                if not (_measured_in(run, e, mode_name) and _measured_in(run, other, mode_name)):
+                    continue
                 if (mode_name, other.name, e.name) in seen:
                     continue
                 seen.add((mode_name, e.name, other.name))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.model import Config
-from ..core.modes import mode
+from ..core.modes import mode, runs_in
 from ..core.sample import Sample
 from ..entries.handle import Handle
 from ..entries.manifest import Entry
@@ -227,14 +227,16 @@ def measure_startup(entry: Entry, cfg: Config) -> list[float]:
 
 @dataclass
 class Plan:
-    """The interleaved order of samples (load/interleave.order): for rep, for mode, for entry."""
+    """The interleaved order of samples (load/interleave.order): for rep, for mode, for entry,
+    each entry in its tier's modes only (modes.runs_in)."""
 
     entries: list[Entry]
     cfg: Config
     steps: list[Step[Entry]] = field(init=False)
 
     def __post_init__(self):
-        self.steps = order(self.entries, self.cfg.modes, self.cfg.repetitions)
+        steps = order(self.entries, self.cfg.modes, self.cfg.repetitions)
+        self.steps = [s for s in steps if runs_in(s.subject.tier, s.mode)]  # a tier's own modes
 
     def seconds(self, start: int = 0, stop: int | None = None) -> float:
         """The expected seconds of steps[start:stop] (all of them by default)."""

@@ -30,6 +30,7 @@ import math
 from dataclasses import dataclass
 
 from ..core.model import Config
+from ..core.modes import runs_in
 from ..entries.manifest import Entry
 from ..entries.outside import Outside
 from ..entries.remote import Remote
@@ -103,8 +104,8 @@ def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate
         per_verify.get(e.kind, 0.0) for e in started if verify and e.kind != "floor" and not isinstance(e, Outside)
     ]
     verify_s = max(sum(verified) / VERIFY_AT_ONCE, max(verified, default=0.0))
-    samples = len(entries) * len(cfg.modes) * cfg.repetitions
-    per_entry = len(cfg.modes) * cfg.repetitions
+    per_entry = {e.name: sum(runs_in(e.tier, m) for m in cfg.modes) * cfg.repetitions for e in entries}
+    samples = sum(per_entry.values())
     natives = sum(1 for e in entries if e.native)
     return Estimate(
         pairs_s=0.0 if cfg.quick else min(PAIR_BUDGET_S, most_pairs_s(entries, cfg)),
@@ -112,7 +113,7 @@ def estimate(entries: list[Entry], cfg: Config, verify: bool = True) -> Estimate
         samples=samples,
         verify_s=verify_s,
         starts_s=len(started) * cfg.startup_runs * START_S,
-        samples_s=sum(per_entry * sample_s(e, cfg) for e in entries),
+        samples_s=sum(per_entry[e.name] * sample_s(e, cfg) for e in entries),
         instructions_s=natives * INSTRUCTION_MODES * INSTRUCTIONS_S[cfg.quick],
     )
 
@@ -146,10 +147,12 @@ def most_pairs_s(entries: list[Entry], cfg: Config) -> float:
     total = 0.0
     for e in entries:
         own = None if e.kind == "floor" else names.get(e.floor)  # a floor is its own
-        partners = {p.name: p for p in (names.get(cfg.reference), own) if p is not None and p.name != e.name}
+        tuned = names.get(e.tuned) if e.tuned else None  # the price of the idiom's partner
+        partners = {p.name: p for p in (names.get(cfg.reference), own, tuned) if p is not None and p.name != e.name}
+        modes = sum(runs_in(e.tier, m) for m in cfg.modes)
         for p in partners.values():
             pair_s = sample_s(e, cfg) + sample_s(p, cfg)
-            total += max(0, MAX_PAIRS - cfg.repetitions) * pair_s * len(cfg.modes)
+            total += max(0, MAX_PAIRS - cfg.repetitions) * pair_s * modes
     return total
 
 

@@ -1,4 +1,4 @@
-"""`arena list`: the entries as a table (language, kind, availability)."""
+"""`arena list`: the entries as a table (language, tier, availability)."""
 
 from __future__ import annotations
 
@@ -11,5 +11,5 @@ from .common import load_entries
 @click.command("list")
 @click.pass_context
 def list_cmd(ctx):
-    """A table of the entries: language, kind and availability."""
+    """A table of the entries: language, tier and availability."""
     console.print(entries_table(load_entries(ctx, ())))

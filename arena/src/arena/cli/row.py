@@ -2,8 +2,10 @@
 (default results/latest) and the system-call counts written into it (RUN/syscalls/syscalls.json,
 when there), in its columns and formats (report/readme.py): the header once, then one line per
 entry, in the order given; no NAME: every entry in the README's order. --compact: the README's
-compact table instead. --chart FILE also writes the picture of those rows
-(report/svg.ranking_chart), the README's docs/results.svg."""
+compact table instead. Then, when some of those rows are production entries whose tuned renard
+the run measured, the price of the idiom's table (report/idiom.py), each entry linked to its
+README. --chart FILE also writes the picture of those rows (report/svg.ranking_chart), the
+README's docs/results.svg."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import click
 
 from ..core.columns import COMPACT_HEADER
 from ..core.model import Run
-from ..report import build, readme, svg
+from ..entries.manifest import ManifestError, discover
+from ..report import build, idiom, readme, svg
 from .common import Failure
 
 
@@ -66,5 +69,20 @@ def row_cmd(ctx, names, run_path, chart_path, compact):
     click.echo(COMPACT_HEADER if compact else readme.HEADER)
     for name in order:
         click.echo((readme.compact_row if compact else readme.row)(view, name, syscalls))
+    prices = [p for p in idiom.prices(view) if p.production.name in order]
+    if prices:
+        click.echo()
+        link = readme_links(ctx.obj["repo"])
+        click.echo("\n".join(idiom.markdown_of(view, prices, link)))
     if chart_path is not None:
         chart_path.write_text(svg.ranking_chart(view, order, readme.CAPPED) + "\n")
+
+
+def readme_links(repo: Path):
+    """name(entry) for the price table: [`name`](its folder's README.md, from the repository's
+    root) for an entry declared here, else `name`."""
+    try:
+        folders = {e.name: e.folder.relative_to(repo) for e in discover(repo)}
+    except (ManifestError, ValueError):
+        folders = {}
+    return lambda name: f"[`{name}`]({folders[name]}/README.md)" if name in folders else f"`{name}`"

@@ -4,7 +4,7 @@ wide; report/readme.py writes the rows of both."""
 
 COLUMNS = (
     "entry",
-    "kind",
+    "tier",
     "keep-alive, capped: CPU µs/req",
     "req/s",
     "× nginx",
@@ -25,7 +25,7 @@ HEADER = "| " + " | ".join(COLUMNS) + " |\n|---|---|" + "---:|" * (len(COLUMNS) 
 # fixed rate is `arena latency`'s, which a bench does not run.
 COMPACT_COLUMNS = (
     "entry",
-    "kind",
+    "tier",
     "keep-alive, capped: CPU µs/req",
     "of floor",
     "peak RSS",

@@ -18,7 +18,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 from typing_extensions import TypedDict  # pydantic reads typing.TypedDict from Python 3.12 only
 
 from . import results
-from .modes import DEFAULT_MODES, Mode, mode
+from .modes import DEFAULT_MODES, Mode, mode, tier_of
 from .sample import Sample
 from .schema import LAX, NOT_SAVED, OMIT_EMPTY, OMIT_NONE, Declared, Num, SchemaError, required
 
@@ -95,10 +95,19 @@ class EntryRecord:
     url: str | None = None
     pid: int | None = None
     unknown: list[str] = field(default_factory=list)
+    # Its tier (entry.toml `tier`, or its kind's; added to schema 1 later: absent, its kind's) and,
+    # for a production peer, the tuned renard the price of the idiom divides by.
+    tier: Annotated[str | None, OMIT_NONE] = None
+    tuned: Annotated[str | None, OMIT_NONE] = None
 
     @property
     def is_floor(self) -> bool:
         return self.kind == "floor"
+
+    @property
+    def tier_name(self) -> str:
+        """Its tier in the ranking (modes.TIERS); a peer of a run recorded before tiers: "peer"."""
+        return tier_of(self.kind, self.tier)
 
     def drop(self, reason: str) -> None:
         """Marks the entry unusable for the rest of the run."""

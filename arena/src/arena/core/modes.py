@@ -9,6 +9,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 KINDS = ("ours", "peer", "floor")  # floor: the design's physical limit, not a conforming server
+# The tiers the ranking shows, in its order: our hand-tuned renards (kind ours), the servers a
+# language's users write with its usual library (peers), the servers an operator runs as they
+# come, configured (nginx, HAProxy, Varnish, php-fpm: peers), the floors (kind floor).
+TIERS = ("tuned", "production", "infrastructure", "floor")
+PEER_TIERS = ("production", "infrastructure")  # a peer names its own (entry.toml `tier`)
+KIND_TIERS = {"ours": "tuned", "floor": "floor"}  # the other kinds' tier, implied
+
+
+# The modes a tier is measured in, where not every mode (docs/arena/method.md, "Which modes
+# each tier runs"): a production entry in keep-alive capped, the README's ranking and the price
+# of the idiom's mode, and on a whole core, whose figure tells whether the cap distorts it.
+TIER_MODES = {"production": ("keepalive", "keepalive-capped")}
+
+
+def runs_in(tier: str | None, mode_name: str) -> bool:
+    """Whether an entry of this tier is measured in this mode (a tier TIER_MODES does not name: every mode)."""
+    return mode_name in TIER_MODES.get(tier, (mode_name,))
+
+
+def tier_of(kind: str, tier: str | None) -> str:
+    """The tier of an entry of this kind: the one it names, else its kind's (a peer of a run
+    recorded before tiers: "peer")."""
+    return tier or KIND_TIERS.get(kind, kind)
 
 
 @dataclass(frozen=True)

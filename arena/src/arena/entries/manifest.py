@@ -18,7 +18,7 @@ from typing import Annotated, get_args, get_type_hints
 
 from pydantic import AfterValidator, ConfigDict, Field, Strict, ValidationError
 
-from ..core.modes import KINDS
+from ..core.modes import KIND_TIERS, KINDS, PEER_TIERS
 from ..core.schema import adapter
 
 READY_MODES = ("listening", "port")
@@ -108,6 +108,13 @@ class Entry:
     # The floor of its mechanism (an entry of kind floor, e.g. floor-uring for io_uring): every
     # "of floor" ratio of this entry is divided by that floor's figure in the same mode.
     floor: Annotated[Text, _must(NAME_RE.match, "must name an entry, [a-z0-9-]+")] = DEFAULT_FLOOR
+    # Its tier in the ranking: a peer's is "production" (what the language's users write with its
+    # usual server) or "infrastructure" (a server run as it comes, configured); the other kinds'
+    # is implied (ours: "tuned", floor: "floor") and filled in by load_manifest.
+    tier: Annotated[Text, _must(PEER_TIERS.__contains__, f"must be one of {', '.join(PEER_TIERS)}")] | None = None
+    # A production entry's tuned renard of the same language (an entry of kind ours): the
+    # price of the idiom is this entry's CPU per request divided by that one's.
+    tuned: Annotated[Text, _must(NAME_RE.match, "must name an entry, [a-z0-9-]+")] | None = None
     folder: Path = field(init=False)
     manifest: Path = field(init=False)
     missing: list[str] = field(init=False, default_factory=list)  # required executables not on PATH
@@ -161,6 +168,17 @@ def _entry(path: Path, index: int, table: object) -> Entry:
         raise ManifestError(path, f"{where}.{first['loc'][0]}", _reason(first)) from None
     if entry.kind == "ours" and entry.command is None:
         raise ManifestError(path, f"{where}.command", "missing key (an `ours` entry names its program)")
+    if entry.native and entry.ready != "listening":  # callgrind starts it on port 0 (instructions.py)
+        why = 'needs ready = "listening": callgrind starts it on port 0 and reads its port from that line'
+        raise ManifestError(path, f"{where}.native", why)
+    if entry.kind == "peer" and entry.tier is None:
+        raise ManifestError(path, f"{where}.tier", f"missing key (a peer names its tier: {' or '.join(PEER_TIERS)})")
+    if entry.kind != "peer" and entry.tier is not None:
+        implied = f"kind {entry.kind} is {KIND_TIERS[entry.kind]}"
+        raise ManifestError(path, f"{where}.tier", f"only a peer names its tier ({implied})")
+    if entry.tuned is not None and entry.tier != "production":
+        raise ManifestError(path, f"{where}.tuned", "only a production peer names a tuned renard")
+    entry.tier = entry.tier or KIND_TIERS[entry.kind]
     if entry.config is not None:
         template = path.parent / entry.config
         if not template.is_file():
@@ -191,9 +209,9 @@ def load_manifest(path: Path) -> list[Entry]:
 def discover(repo: Path) -> list[Entry]:
     """Every entry under servers/ and peers/, ours first, each group sorted by folder.
 
-    Raises ManifestError for the first broken manifest, a name declared twice, or a `floor`
+    Raises ManifestError for the first broken manifest, a name declared twice, a `floor`
     that names no entry of kind floor (the default, "floor", need not exist: a tree without it
-    simply has no floor to divide by)."""
+    simply has no floor to divide by), or a `tuned` that names no entry of kind ours."""
     entries: list[Entry] = []
     seen: dict[str, Path] = {}
     for group in ("servers", "peers"):
@@ -209,6 +227,10 @@ def discover(repo: Path) -> list[Entry]:
         if named != "floor" and (named is not None or entry.floor != DEFAULT_FLOOR):
             why = "no entry of that name" if named is None else f"its kind is {named}, not floor"
             raise ManifestError(entry.manifest, f"{entry.name}.floor", f"{entry.floor!r} is not a floor ({why})")
+        if entry.tuned is not None and kinds.get(entry.tuned) != "ours":
+            named = kinds.get(entry.tuned)
+            why = "no entry of that name" if named is None else f"its kind is {named}, not ours"
+            raise ManifestError(entry.manifest, f"{entry.name}.tuned", f"{entry.tuned!r} is not a tuned renard ({why})")
     return entries
 
 

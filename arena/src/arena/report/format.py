@@ -107,7 +107,7 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
     ("#", True, lambda r: NONE if r.rank is None else str(r.rank)),
     ("entry", False, lambda r: text(r.entry.name)),
     ("language", False, lambda r: text(r.entry.language)),
-    ("kind", False, lambda r: text(r.entry.kind)),
+    ("tier", False, lambda r: text(r.entry.tier_name)),
     ("requests/s median (min–max)", True, lambda r: spread(r.summary("rps"), count)),
     ("vs {reference} [95% interval]", True, ratio_cell),
     ("of its floor [95% interval]", True, floor_cell),
@@ -129,9 +129,8 @@ COLUMNS: list[tuple[str, bool, Callable[[Row], str]]] = [
 def row_cells(row: Row) -> list[str]:
     """The cells of a row in COLUMNS order; a row without figures says why in the 5th."""
     if row.reason is not None:
-        return [NONE, text(row.entry.name), text(row.entry.language), text(row.entry.kind), text(row.reason)] + [""] * (
-            len(COLUMNS) - 5
-        )
+        said = [NONE, text(row.entry.name), text(row.entry.language), text(row.entry.tier_name), text(row.reason)]
+        return said + [""] * (len(COLUMNS) - 5)
     return [cell(row) for _, _, cell in COLUMNS]
 
 

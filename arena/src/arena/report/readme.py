@@ -163,7 +163,7 @@ def cells(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None)
     rss = [v for series in view.series_of(name) for v in series["peak_rss_bytes"]]
     return [
         f"`{fmt.text(name)}`",
-        fmt.text(entry.kind),
+        fmt.text(entry.tier_name),
         cost(capped.cpu if capped else None),
         spread(capped.summary("rps") if capped else None),
         times_reference(capped),

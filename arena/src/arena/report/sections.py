@@ -84,6 +84,10 @@ def blocks(view: View, loads: list[tables.Part] = ()) -> list[Block]:
         out += [tables.mode_table(view, mv), Chart(lambda mv=mv: svg.rps_chart(mv))]
         if mv.mode.timed:
             out.append(Chart(lambda mv=mv: svg.latency_chart(mv)))
+    prices = tables.idiom_table(view)
+    if prices is not None:
+        out += [Heading(2, "The price of the idiom: production ÷ tuned CPU per request"), Text(tables.IDIOM_WORDS)]
+        out.append(prices)
     out += [Heading(2, "CPU cost"), Chart(lambda: svg.efficiency_chart(view)), Chart(lambda: svg.cpu_chart(view))]
     out += [Heading(2, "Machine"), Lines(tables.machine_lines(view)), Heading(2, "Method")]
     out += [Lines(tables.method_lines(view), paragraph=True), Heading(2, "Warnings"), Warnings(grouped(view))]

@@ -9,6 +9,7 @@ from ..conformance.sections import SECTIONS
 from ..core.modes import STEAL_LIMIT
 from ..load.mix import words as mix_words
 from . import format as fmt
+from . import idiom
 from .view import ModeView, View, plural, startup
 
 
@@ -57,6 +58,27 @@ def mode_table(view: View, mv: ModeView) -> Table:
         if row.reason is not None:
             table.muted.add(len(table.rows))
         table.rows.append(fmt.row_cells(row))
+    return table
+
+
+IDIOM_WORDS = (
+    "Per language, its usual server as its users write it (a production entry) against our tuned renard of "
+    "the same language (hand-written event loop, parser and responses): the production entry's CPU µs per "
+    "request ÷ the tuned renard's, pair by pair in this run, with its 95% interval; above 1, the idiom costs "
+    "that many times more. In the capped keep-alive mode, or on a whole core where the cap distorts either."
+)
+
+
+def idiom_table(view: View) -> Table | None:
+    """The price of the idiom per production entry (idiom.py); None when the run has none."""
+    found = idiom.prices(view)
+    if not found:
+        return None
+    table = Table(list(idiom.COLUMNS), [], numeric={3, 4})
+    for p in found:
+        if p.ratio is None:
+            table.muted.add(len(table.rows))
+        table.rows.append(idiom.cells(view, p))
     return table
 
 

@@ -58,11 +58,11 @@ def bar() -> Progress:
 
 def entries_table(entries: list[Entry]) -> Table:
     t = Table(title="entries")
-    for col in ("entry", "language", "kind", "available", "description"):
+    for col in ("entry", "language", "tier", "available", "description"):
         t.add_column(col)
     for e in entries:
         avail = "[green]yes[/]" if e.available else f"[red]no[/]: {e.reason}"
-        t.add_row(e.name, e.language, e.kind, avail, e.description)
+        t.add_row(e.name, e.language, e.tier, avail, e.description)
     return t
 
 

@@ -35,7 +35,15 @@ def _record(e: Entry) -> EntryRecord:
     said = {"name": e.name, "language": e.language, "kind": e.kind, "description": e.description}
     if isinstance(e, Remote):
         return EntryRecord(**said, available=True, url=e.url, pid=e.pid, unknown=e.unknowns())
-    return EntryRecord(**said, available=e.available, reason=e.reason, warmup_s=e.warmup_s or None, floor=e.floor)
+    return EntryRecord(
+        **said,
+        available=e.available,
+        reason=e.reason,
+        warmup_s=e.warmup_s or None,
+        floor=e.floor,
+        tier=e.tier,
+        tuned=e.tuned,
+    )
 
 
 def _drop(record: EntryRecord, reason: str) -> None:

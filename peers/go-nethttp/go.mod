@@ -1,0 +1,3 @@
+module renard/peers/go-nethttp
+
+go 1.22
