@@ -103,9 +103,9 @@ def test_soak_fails_a_renard_that_leaks_64_octets_per_request(planted):
     assert "each third grew over the one before" in done.stdout and "a leak" in done.stdout, done.stdout[-3000:]
 
 
-def test_fresh_clients_under_attack_fail_a_renard_that_sends_one_answer_in_10_400_ms_late(planted):
+def test_fresh_clients_under_attack_fail_a_renard_that_sends_one_answer_in_10_a_second_late(planted):
     """Late answers fail it by their p99 or, the fresh clients asking one after another, by
     too few of them served in the attack's 10 s."""
-    done = suite_on(planted, ATTACK, send_delay_ms=400, send_delay_every=10)
+    done = suite_on(planted, ATTACK, send_delay_ms=1000, send_delay_every=10)
     assert done.returncode == 1, done.stdout[-3000:]
     assert "fresh clients under attack: p99" in done.stdout or "fresh requests in" in done.stdout, done.stdout[-3000:]
