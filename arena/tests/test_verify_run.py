@@ -50,6 +50,8 @@ def make_repo(root: Path, kind: str) -> Path:
     manifest = ENTRY.replace("NAME", "demo").replace("KIND", kind)
     if kind == "ours":
         manifest += 'command = "python3 server.py"\n'
+    else:
+        manifest += 'tier = "production"\n'  # a peer names its tier
     (folder / "entry.toml").write_text(manifest)
     return root
 
