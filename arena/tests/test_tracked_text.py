@@ -13,11 +13,12 @@ ISSUE = re.compile(r"\bissues? #?\d+", re.I)
 
 
 def machine_paths() -> re.Pattern:
-    """Where this checkout's parent is (it holds the checkout and ../shared), a home folder of
-    a user, pytest's and mkdtemp's temporary folders."""
+    """Where this checkout and its shared folder stand (the checkout's own path, and ../shared
+    beside it), a home folder of a user, pytest's and mkdtemp's temporary folders. Not the
+    checkout's parent as a whole: cloned into /root, that would be every path under /root,
+    /root/.cargo among them, which the release's pages name on purpose."""
     paths = [r"/home/[a-z_][a-z0-9_.-]*/", r"/Users/[A-Za-z][\w.-]*/", r"/tmp/pytest-of[-]", r"/tmp/tmp[a-z0-9_]{8}\b"]
-    if REPO.parent != Path(REPO.anchor):
-        paths.append(re.escape(f"{REPO.parent}/"))
+    paths += [re.escape(f"{REPO}/"), re.escape(f"{REPO.parent / 'shared'}/")]
     return re.compile("|".join(paths))
 
 
