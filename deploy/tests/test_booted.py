@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from booted_nginx import booted
 from load import Load
 from stack import free_port, self_signed, substitute
 
@@ -58,28 +59,10 @@ def png(k: int) -> bytes:
 
 @pytest.fixture(scope="module")
 def machine(renard):
-    tarball = subprocess.run(
-        [str(REPO / "scripts/rootfs"), NAME, *PACKAGES], capture_output=True, text=True, timeout=900, check=True
-    ).stdout.strip()
-    empty = REPO / "results" / "boot" / f"{NAME}-empty-site"
-    empty.parent.mkdir(parents=True, exist_ok=True)
-    empty.write_text("")
-    # A machine left by an interrupted run is stopped and removed first.
-    subprocess.run([str(REPO / "scripts/boot"), "stop", NAME], capture_output=True, timeout=120)
-    # Debian's default site would listen on port 80 of this machine's (shared) network: an
-    # empty file in its place. The repository, read-only at /repo, for deploy/install.
-    subprocess.run(
-        [str(REPO / "scripts/boot"), "start", NAME, tarball, f"--bind-ro={REPO}:/repo"]
-        + [f"--bind-ro={empty}:/etc/nginx/sites-enabled/default"],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
     try:
-        yield set_up()
+        with booted(NAME, [NAME, *PACKAGES]):
+            yield set_up()
     finally:
-        subprocess.run([str(REPO / "scripts/boot"), "stop", NAME], capture_output=True, timeout=120)
-        empty.unlink()
         TRUSTED.unlink(missing_ok=True)
 
 

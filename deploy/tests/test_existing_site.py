@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from booted_nginx import booted
 from renard_conformance.stats import chi_square_p_value
 from stack import free_port, self_signed
 
@@ -96,26 +97,8 @@ def reload_nginx(machine, until) -> None:
 
 @pytest.fixture(scope="module")
 def machine(renard):
-    tarball = subprocess.run(
-        [str(REPO / "scripts/rootfs"), *ROOTFS], capture_output=True, text=True, timeout=900, check=True
-    ).stdout.strip()
-    empty = REPO / "results" / "boot" / f"{NAME}-empty-site"
-    empty.parent.mkdir(parents=True, exist_ok=True)
-    empty.write_text("")
-    subprocess.run([str(REPO / "scripts/boot"), "stop", NAME], capture_output=True, timeout=120)
-    # Debian's default site would take port 80 of the shared network: an empty file in its place.
-    subprocess.run(
-        [str(REPO / "scripts/boot"), "start", NAME, tarball, f"--bind-ro={REPO}:/repo"]
-        + [f"--bind-ro={empty}:/etc/nginx/sites-enabled/default"],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    try:
+    with booted(NAME, list(ROOTFS)):
         yield set_up()
-    finally:
-        subprocess.run([str(REPO / "scripts/boot"), "stop", NAME], capture_output=True, timeout=120)
-        empty.unlink()
 
 
 def set_up() -> types.SimpleNamespace:

@@ -11,12 +11,15 @@ unplanted, loaded or not, is the suite's own run (`arena verify --full`, `make f
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+import renard_conformance
 
 HERE = Path(__file__).resolve().parent
 C_RENARD = HERE.parents[2] / "servers" / "c"
@@ -49,20 +52,9 @@ def suite_on(planted, test: str, **defects: int) -> subprocess.CompletedProcess:
         "LD_PRELOAD": str(shared_object),
         **{f"PLANTED_{k.upper()}": str(v) for k, v in defects.items()},
     }
-    argv = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "renard_conformance.pytest_plugin",
-        "--pyargs",
-        f"renard_conformance.suite.test_robustness::{test}",
-        "--renard-cmd",
-        f"{renard} --listen 127.0.0.1:0 --header-timeout 2 --idle-timeout 3",
-    ]
+    command = shlex.join([str(renard), *renard_conformance.SUITE_FLAGS])  # as arena verify --full runs it
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", renard_conformance.PLUGIN]
+    argv += ["--pyargs", f"{renard_conformance.SUITE}.test_robustness::{test}", "--renard-cmd", command]
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=SUITE_TIMEOUT_S, cwd=HERE)
 
 
@@ -74,33 +66,34 @@ FLOOD = "test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descript
 SOAK = "test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors"
 
 
-def test_small_cap_flood_fails_a_renard_that_leaks_1_kib_per_connection(planted):
-    done = suite_on(planted, SMALL_CAP_FLOOD, leak_bytes=1024)
+@pytest.mark.parametrize(
+    "test, defect, said",
+    [
+        pytest.param(
+            SMALL_CAP_FLOOD,
+            {"leak_bytes": 1024},
+            ["the later rounds grew", "a leak"],
+            id="small-cap-1-kib-a-connection",
+        ),
+        pytest.param(FLOOD, {"leak_bytes": 1024}, ["the later rounds grew", "a leak"], id="flood-1-kib-a-connection"),
+        pytest.param(FLOOD, {"keep_every": 1000}, ["descriptors", "a leak"], id="flood-a-descriptor-in-1000"),
+        pytest.param(
+            SOAK,
+            {"leak_per_recv": 64},
+            ["each third grew over the one before", "a leak"],
+            id="soak-64-octets-a-request",
+        ),
+    ],
+)
+def test_a_planted_leak_fails_the_test_that_bounds_it_saying_what_it_read(planted, test, defect, said):
+    done = suite_on(planted, test, **defect)
     assert done.returncode == 1, done.stdout[-3000:]
-    assert "a leak" in done.stdout and "the later rounds grew" in done.stdout, done.stdout[-3000:]
+    assert all(words in done.stdout for words in said), done.stdout[-3000:]
 
 
 def test_small_cap_flood_passes_the_same_renard_with_the_defects_loaded_and_off(planted):
     done = suite_on(planted, SMALL_CAP_FLOOD, leak_bytes=0)
     assert done.returncode == 0, done.stdout[-3000:]
-
-
-def test_connection_flood_fails_a_renard_that_leaks_1_kib_per_connection(planted):
-    done = suite_on(planted, FLOOD, leak_bytes=1024)
-    assert done.returncode == 1, done.stdout[-3000:]
-    assert "a leak" in done.stdout and "the later rounds grew" in done.stdout, done.stdout[-3000:]
-
-
-def test_connection_flood_fails_a_renard_that_keeps_one_descriptor_in_a_thousand(planted):
-    done = suite_on(planted, FLOOD, keep_every=1000)
-    assert done.returncode == 1, done.stdout[-3000:]
-    assert "descriptors" in done.stdout and "a leak" in done.stdout, done.stdout[-3000:]
-
-
-def test_soak_fails_a_renard_that_leaks_64_octets_per_request(planted):
-    done = suite_on(planted, SOAK, leak_per_recv=64)
-    assert done.returncode == 1, done.stdout[-3000:]
-    assert "each third grew over the one before" in done.stdout and "a leak" in done.stdout, done.stdout[-3000:]
 
 
 def test_fresh_clients_under_attack_fail_a_renard_that_sends_one_answer_in_10_a_second_late(planted):
