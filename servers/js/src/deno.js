@@ -4,7 +4,8 @@
 // socket on the same port (reusePort, behind --unstable-net: the kernel hands out the
 // connections).
 
-import { acceptQueued, capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
+import { Sentinels } from "./sentinel.js";
+import { capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
 
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
 const WORKER_PORT = "RENARD_WORKER_PORT";
@@ -219,7 +220,7 @@ async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
   hub.hold();
-  await acceptQueued(() => accepted);
+  await sentinels.takeQueue(host, boundPort);
   try {
     listener.close();
   } catch {
@@ -259,13 +260,15 @@ Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
 // The first line, once the signals are handled (SPEC §1).
 if (index === 0) Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundPort)));
 
+/** Connections this process makes to its own listener at the signal: see sentinel.js. */
+const sentinels = new Sentinels(async (hostname, port) => {
+  const conn = await Deno.connect({ hostname, port });
+  const local = /** @type {Deno.NetAddr} */ (conn.localAddr);
+  return { local, close: () => conn.close() };
+}, sleep);
+
 /** Settles when the accept loop has ended, after the signal closed the listener. */
 const acceptEnded = acceptUntilClosed();
-
-/** Connections the accept loop has taken, for acceptQueued: Deno has no non-blocking accept;
- * the pending accept() resolves at once while the queue holds a connection (tokio retries
- * the accept until it would block). */
-let accepted = 0;
 
 async function acceptUntilClosed() {
   for (;;) {
@@ -276,7 +279,10 @@ async function acceptUntilClosed() {
       if (signalled) return;
       continue;
     }
-    accepted++;
+    if (sentinels.taken(/** @type {Deno.NetAddr} */ (conn.remoteAddr))) {
+      conn.close();
+      continue;
+    }
     const transport = new DenoTransport(conn);
     const connection = hub.accept(transport);
     const evicted = /** @type {DenoTransport | null} */ (hub.lastEvicted);

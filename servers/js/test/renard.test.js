@@ -11,6 +11,7 @@ import { Hub } from "../src/connection.js";
 import { COMPLETE, ERROR, PARTIAL, parse, REDIRECT } from "../src/request.js";
 import { Responses } from "../src/response.js";
 import { fnv1a, seedHash } from "../src/seed.js";
+import { MAX_ROUNDS, Sentinels, sentinelHost } from "../src/sentinel.js";
 
 const VECTORS = new URL("../../../spec/vectors/", import.meta.url);
 const ascii = (text) => Uint8Array.from(text, (c) => c.charCodeAt(0));
@@ -403,6 +404,65 @@ test("a connection accepted once the drain window is over is refused", () => {
   assert.notEqual(h.accept(new FakeTransport()), null);
   h.drain(() => {});
   assert.equal(h.accept(new FakeTransport()), null);
+});
+
+/** Sentinels whose connect makes the given ends, one per call; sleep never resolves unless
+ * asked to (a round then never times out). */
+function sentinels({ ends, onConnect = () => {}, sleepResolves = false }) {
+  const made = [];
+  const s = new Sentinels(async (host, port) => {
+    if (made.length >= ends.length) throw new Error("refused");
+    const local = ends[made.length];
+    made.push({ host, port, local });
+    onConnect(local);
+    return { local, close: () => {} };
+  }, () => (sleepResolves ? Promise.resolve() : new Promise(() => {})));
+  return { s, made };
+}
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+test("the drain closes the listener only once the accept loop takes this process's sentinel", async () => {
+  const end = { hostname: "127.0.0.1", port: 40001 };
+  const { s, made } = sentinels({ ends: [end] });
+  let done = null;
+  s.takeQueue("0.0.0.0", 8080).then((seen) => (done = seen));
+  await turn();
+  assert.deepEqual(made.map((m) => [m.host, m.port]), [["127.0.0.1", 8080]]);
+  assert.equal(s.taken({ hostname: "127.0.0.1", port: 40002 }), false); // a client queued before it
+  await turn();
+  assert.equal(done, null);
+  assert.equal(s.taken(end), true);
+  await turn();
+  assert.equal(done, true);
+  assert.equal(s.taken(end), false); // after the drain, an end is a client's again
+});
+
+test("a sentinel accepted before its connect resolved is seen, served as a connection", async () => {
+  const end = { hostname: "::1", port: 40003 };
+  let s;
+  ({ s } = sentinels({ ends: [end], onConnect: (local) => assert.equal(s.taken(local), false) }));
+  assert.equal(await s.takeQueue("::", 8080), true);
+});
+
+test("sentinels queued on a sibling's listener are followed by more, at most MAX_ROUNDS", async () => {
+  const ends = Array.from({ length: MAX_ROUNDS + 5 }, (_, i) => ({ hostname: "127.0.0.1", port: 41000 + i }));
+  const { s, made } = sentinels({ ends, sleepResolves: true });
+  assert.equal(await s.takeQueue("127.0.0.1", 8080), false);
+  assert.equal(made.length, MAX_ROUNDS);
+});
+
+test("a drain whose sentinel cannot connect waits for nothing", async () => {
+  const { s, made } = sentinels({ ends: [] });
+  assert.equal(await s.takeQueue("127.0.0.1", 8080), false);
+  assert.equal(made.length, 0);
+});
+
+test("a sentinel connects to the listener's address, or loopback for a wildcard", () => {
+  assert.equal(sentinelHost("0.0.0.0"), "127.0.0.1");
+  assert.equal(sentinelHost("::"), "::1");
+  assert.equal(sentinelHost("0:0::0"), "::1");
+  assert.equal(sentinelHost("10.1.2.3"), "10.1.2.3");
+  assert.equal(sentinelHost("fe80::1"), "fe80::1");
 });
 
 // --- SPEC §1: the command line ---------------------------------------------------------------
