@@ -1,11 +1,17 @@
-"""The history of benches, and the changes in it (docs/arena/gate.md, "The regression gate").
+"""The history of benches, and the changes in it (docs/arena/curves.md, "Latency, saturation, history").
 
 Each `arena bench` appends one line to results/history.jsonl: when, the commit it measured
-(and whether the tree had uncommitted changes), and per entry the median requests/s and CPU
-µs per request of each mode, and the instruction counts of native entries. `arena history`
-reads the series of one figure per (entry, mode) and finds where its level changed with
-E-Divisive means (MongoDB's signal-processing-algorithms, the detector their CI performance
-tracking uses): a permutation test on energy statistics, so no threshold is tuned by hand.
+(and whether the tree had uncommitted changes), and per entry and mode the median requests/s
+and CPU µs per request and the instruction counts of native entries (absolute: they belong
+to the machine), and each of them divided by the same figure of the entry's floor measured
+in the same run (`*_of_floor`: the arena's machine-independent figure, which a change of CI
+runner leaves alone). `arena history` reads the series of one figure per (entry, mode), the
+ratios by default, and finds where its level changed with E-Divisive means (MongoDB's
+signal-processing-algorithms, the detector their CI performance tracking uses): a
+permutation test on energy statistics, so no threshold is tuned by hand. Each change names
+the commits between which it happened and its size as a ratio of the two levels' medians
+with a bootstrap 95% interval (compare.decide). new_changes: those the latest run makes
+appear (E-Divisive shows a new level from its second run on).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from pathlib import Path
 
 from ..core import results
 from ..core.model import Run
+from .compare import decide
 from .stats import group_samples, median
 
 FILE = "history.jsonl"
@@ -24,7 +31,12 @@ METRICS = {  # name -> (words, higher is better)
     "rps": ("requests/s", True),
     "cpu_us_per_req": ("CPU µs per request", False),
     "instructions": ("instructions per request", False),
+    "rps_of_floor": ("requests/s ÷ the floor's", True),
+    "cpu_of_floor": ("CPU per request ÷ the floor's", False),
+    "instructions_of_floor": ("instructions per request ÷ the floor's", False),
 }
+OF_FLOOR = {"rps": "rps_of_floor", "cpu_us_per_req": "cpu_of_floor", "instructions": "instructions_of_floor"}
+ABSOLUTE = {ratio: absolute for absolute, ratio in OF_FLOOR.items()}  # a ratio's absolute figure
 PVALUE = 0.01  # of E-Divisive's permutation test
 PERMUTATIONS = 1000
 
@@ -55,6 +67,15 @@ def summary(run: Run, commit: str | None, dirty: bool) -> dict:
     for e in run.entries:
         for c in e.instructions:
             figures.setdefault(e.name, {}).setdefault(c.mode, {})["instructions"] = c.per_request
+    for e in run.entries:
+        floor = run.floor_of(e)
+        if floor is None or floor is e or e.name not in figures:
+            continue
+        for mode_name, mine in figures[e.name].items():
+            theirs = figures.get(floor.name, {}).get(mode_name, {})
+            for absolute, ratio in OF_FLOOR.items():
+                if mine.get(absolute) and theirs.get(absolute):
+                    mine[ratio] = mine[absolute] / theirs[absolute]
     return {
         "run_id": run.run_id,
         "finished": run.finished,
@@ -79,26 +100,52 @@ def read(path: Path) -> list[dict]:
     return results.read_lines(path)
 
 
+def figure(value: float) -> str:
+    """A figure in words: whole with thousands apart from 1 000 up, else 4 significant digits."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
 @dataclass
 class Change:
+    """A new level of one figure, from line `index` of the history's kept lines on."""
+
     entry: str
     mode: str
     metric: str
-    index: int  # the first line of the new level
-    run_id: str
-    commit: str | None
+    index: int  # the first point of the new level in the figure's series
+    run_id: str  # the first run at the new level
+    commit: str | None  # its commit
     before: float  # median of the level before
     after: float  # and after
+    commit_before: str | None = None  # the commit of the last run at the old level
+    lo: float | None = None  # bootstrap 95% interval of after ÷ before; None: a level of one run
+    hi: float | None = None
+    absolute: tuple[float, float] | None = None  # a ratio's absolute figure, medians before and after
+
+    @property
+    def ratio(self) -> float:
+        return self.after / self.before if self.before else float("inf")
+
+    @property
+    def better(self) -> bool:
+        return (self.ratio > 1) == METRICS[self.metric][1]
+
+    @property
+    def commits(self) -> str:
+        """The range in which it happened, git's way: old..new (12 hex digits each)."""
+        return f"{(self.commit_before or 'start')[:12]}..{(self.commit or 'no commit')[:12]}"
 
     def words(self) -> str:
-        what, higher_is_better = METRICS[self.metric]
-        ratio = self.after / self.before if self.before else float("inf")
-        better = (ratio > 1) == higher_is_better
-        commit = (self.commit or "no commit")[:12]
-        return (
-            f"{self.entry} {self.mode} {what}: {self.before:,.4g} → {self.after:,.4g} ({ratio - 1:+.1%}, "
-            f"{'better' if better else 'worse'}) from run {self.run_id}, commit {commit}"
+        what = METRICS[self.metric][0]
+        interval = "" if self.lo is None else f", 95% CI {self.lo - 1:+.1%} … {self.hi - 1:+.1%}"
+        line = (
+            f"{self.entry} {self.mode} {what}: {figure(self.before)} → {figure(self.after)} ({self.ratio - 1:+.1%}"
+            f"{interval}, {'better' if self.better else 'worse'})"
         )
+        if self.absolute is not None:
+            absolute = METRICS[ABSOLUTE[self.metric]][0]
+            line += f" [{absolute} {figure(self.absolute[0])} → {figure(self.absolute[1])}]"
+        return f"{line} in commits {self.commits}, from run {self.run_id}"
 
 
 def series(lines: list[dict], entry: str, mode: str, metric: str) -> list[tuple[int, float]]:
@@ -128,9 +175,17 @@ def change_points(values: list[float], seed: int = 0) -> list[int]:
         np.random.set_state(state)
 
 
-def changes(lines: list[dict], entries: list[str] | None = None, include_quick: bool = False) -> list[Change]:
-    """Every change of level in every figure of the history (quick runs left out)."""
-    kept = [line for line in lines if include_quick or not line.get("quick")]
+def _kept(lines: list[dict], include_quick: bool) -> list[dict]:
+    return [line for line in lines if include_quick or not line.get("quick")]
+
+
+def changes(
+    lines: list[dict], entries: list[str] | None = None, include_quick: bool = False, absolute: bool = False
+) -> list[Change]:
+    """Every change of level in every figure of the history (quick runs left out): the ratios
+    to the floor (OF_FLOOR's), or with absolute=True the absolute figures."""
+    kept = _kept(lines, include_quick)
+    wanted = set(OF_FLOOR) if absolute else set(ABSOLUTE)
     keys = sorted(
         {
             (entry, mode, metric)
@@ -138,7 +193,7 @@ def changes(lines: list[dict], entries: list[str] | None = None, include_quick: 
             for entry, modes in line.get("entries", {}).items()
             for mode, figures in modes.items()
             for metric in figures
-            if metric in METRICS and (not entries or entry in entries)
+            if metric in wanted and (not entries or entry in entries)
         }
     )
     out = []
@@ -148,10 +203,39 @@ def changes(lines: list[dict], entries: list[str] | None = None, include_quick: 
         cuts = change_points(values)
         bounds = [0, *cuts, len(values)]
         for n, cut in enumerate(cuts):
-            before = values[bounds[n] : cut]
-            after = values[cut : bounds[n + 2]]
-            line = kept[points[cut][0]]
-            out.append(
-                Change(entry, mode, metric, cut, line["run_id"], line.get("commit"), median(before), median(after))
-            )
+            before, after = values[bounds[n] : cut], values[cut : bounds[n + 2]]
+            line, previous = kept[points[cut][0]], kept[points[cut - 1][0]]
+            change = Change(entry, mode, metric, cut, line["run_id"], line.get("commit"), median(before), median(after))
+            change.commit_before = previous.get("commit")
+            if len(before) >= 2 and len(after) >= 2 and min(before + after) > 0:
+                verdict = decide(before, after, noise=0.0)
+                change.lo, change.hi = verdict.lo, verdict.hi
+            if metric in ABSOLUTE:
+                plain = dict(series(kept, entry, mode, ABSOLUTE[metric]))
+                sides = [
+                    [plain[i] for i, _ in points[a:b] if i in plain]
+                    for a, b in ((bounds[n], cut), (cut, bounds[n + 2]))
+                ]
+                if all(sides):
+                    change.absolute = (median(sides[0]), median(sides[1]))
+            out.append(change)
     return out
+
+
+def new_changes(
+    lines: list[dict], entries: list[str] | None = None, include_quick: bool = False, absolute: bool = False
+) -> list[Change]:
+    """The changes the latest kept run makes appear: found with it and not without it (a change
+    of the same figure found without it, its start at most one run away, is the same change)."""
+    kept = _kept(lines, include_quick)
+    if not kept:
+        return []
+    now = changes(kept, entries, True, absolute)
+    then = changes(kept[:-1], entries, True, absolute)
+    return [
+        c
+        for c in now
+        if not any(
+            (o.entry, o.mode, o.metric) == (c.entry, c.mode, c.metric) and abs(o.index - c.index) <= 1 for o in then
+        )
+    ]

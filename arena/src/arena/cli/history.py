@@ -1,4 +1,6 @@
-"""`arena history`: the changes of level in results/history.jsonl."""
+"""`arena history`: the latest run's figures as ratios to its floor (absolute beside), the
+changes of level in results/history.jsonl (or --file), and with --check exit 1 when the
+latest run makes a change appear."""
 
 from __future__ import annotations
 
@@ -15,14 +17,61 @@ from .common import Failure
 @click.argument("entries", nargs=-1)
 @click.option("--file", "path", type=click.Path(dir_okay=False, path_type=Path), help="Default: results/history.jsonl")
 @click.option("--include-quick", is_flag=True, help="Count quick runs too (left out by default).")
+@click.option(
+    "--absolute", is_flag=True, help="Find changes in the absolute figures (the machine's) instead of the ratios."
+)
+@click.option(
+    "--check", is_flag=True, help="Exit 1 when the latest run makes a change of level appear (better or worse)."
+)
 @click.pass_context
-def history_cmd(ctx, entries, path, include_quick):
-    """The changes of level in the bench history (E-Divisive), with the run and commit of each."""
+def history_cmd(ctx, entries, path, include_quick, absolute, check):
+    """The changes of level in the bench history (E-Divisive), each figure a ratio to the floor
+    measured in the same run unless --absolute, with the commits between which each happened
+    and its size with a 95% interval."""
     path = path or ctx.obj["repo"] / "results" / history.FILE
     if not path.is_file():
         raise Failure(f"no history at {path}: each `arena bench` appends a line to it")
     lines = history.read(path)
-    found = history.changes(lines, list(entries), include_quick)
-    console.print(f"{len(lines)} runs in {path}; {len(found)} changes (E-Divisive, p < {history.PVALUE})")
+    kept = [line for line in lines if include_quick or not line.get("quick")]
+    if kept:
+        _latest(kept[-1], entries)
+    found = history.changes(lines, list(entries), include_quick, absolute)
+    what = "absolute figures" if absolute else "ratios to the floor of each run"
+    console.print(
+        f"{len(lines)} runs in {path}; {len(found)} changes in the {what} (E-Divisive, p < {history.PVALUE})",
+        soft_wrap=True,
+    )
     for change in found:
-        console.print(change.words(), highlight=False)
+        console.print(change.words(), highlight=False, soft_wrap=True)
+    if not absolute and not any(
+        r in f for line in kept for m in line.get("entries", {}).values() for f in m.values() for r in history.ABSOLUTE
+    ):
+        console.print("no ratio to a floor in these runs (written before them, or without a floor): see --absolute")
+    if not check:
+        return
+    new = history.new_changes(lines, list(entries), include_quick, absolute)
+    latest = kept[-1]["run_id"] if kept else "none"
+    console.print(f"{len(new)} new at the latest run ({latest})", highlight=False, soft_wrap=True)
+    for change in new:
+        console.print(f"new: {change.words()}", highlight=False, soft_wrap=True)
+    if new:
+        raise click.exceptions.Exit(1)
+
+
+def _latest(line: dict, entries: tuple[str, ...]) -> None:
+    """The latest run's figures: each ratio to the floor with its absolute figure beside."""
+    console.print(
+        f"latest run {line['run_id']} (commit {(line.get('commit') or 'none')[:12]}):", highlight=False, soft_wrap=True
+    )
+    for entry, modes in sorted(line.get("entries", {}).items()):
+        if entries and entry not in entries:
+            continue
+        for mode_name, figures in sorted(modes.items()):
+            cells = [
+                f"{history.METRICS[ratio][0]} {figures[ratio]:.3g} ({history.figure(figures[absolute])} "
+                f"{history.METRICS[absolute][0]})"
+                for ratio, absolute in history.ABSOLUTE.items()
+                if ratio in figures and absolute in figures
+            ]
+            if cells:
+                console.print(f"  {entry} {mode_name}: {'; '.join(cells)}", highlight=False, soft_wrap=True)
