@@ -100,3 +100,15 @@ def test_the_timed_gate_decides_on_cpu_per_request_from_the_cgroup_and_shows_req
 def test_without_a_cgroup_the_gate_reads_cpu_per_request_from_proc():
     assert cost_sample(0.01, 1000.0).own_cpu_us == pytest.approx(10.0)
     assert cost_sample(0.01, 1000.0, 0.0123).own_cpu_us == pytest.approx(12.3)
+
+
+def test_the_baseline_reads_only_the_named_entries_manifests(tmp_path):
+    # an older revision's peer manifest that today's arena rejects (no tier) does not stop the gate
+    for folder in ("servers/rust", "peers/floor"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "entry.toml").write_text((REPO / folder / "entry.toml").read_text())
+    (tmp_path / "peers" / "old").mkdir()
+    (tmp_path / "peers" / "old" / "entry.toml").write_text('[[entry]]\nname = "old"\nkind = "peer"\n')
+    assert set(gate.baseline_entries(tmp_path, ["rust", "floor"])) == {"rust", "floor"}
+    with pytest.raises(GateError, match="peers/old/entry.toml cannot be read"):
+        gate.baseline_entries(tmp_path, ["old"])

@@ -32,6 +32,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import tomllib
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -42,7 +43,7 @@ from ..bench.measure import SampleError, measure_sample, scripts_for
 from ..core.model import Config
 from ..counts import instructions, syscalls
 from ..entries.build import build, needs_build
-from ..entries.manifest import Entry, discover, select
+from ..entries.manifest import Entry, ManifestError, discover, load_manifest, select
 from ..entries.process import StartError
 from ..entries.remote import Remote
 from ..host.cgroup import CapError
@@ -84,8 +85,23 @@ def worktree(repo: Path, rev: str):
 
 
 def baseline_entries(root: Path, names: list[str]) -> dict[str, Entry]:
-    """The named entries as declared at the baseline (an entry it lacks is left out)."""
-    return {e.name: e for e in discover(root) if e.name in names}
+    """The named entries as declared at the baseline (an entry it lacks is left out). Only
+    the manifests that declare one of them are read, so that another entry's manifest in a
+    format this arena no longer reads (an older revision's) does not stop the gate; raises
+    GateError when one of theirs cannot be read."""
+    out: dict[str, Entry] = {}
+    for manifest in [*sorted(root.glob("servers/*/entry.toml")), *sorted(root.glob("peers/*/entry.toml"))]:
+        try:
+            declared = {t.get("name") for t in tomllib.loads(manifest.read_text()).get("entry", [])}
+        except (OSError, tomllib.TOMLDecodeError, AttributeError):
+            declared = set()
+        if not declared & set(names):
+            continue
+        try:
+            out |= {e.name: e for e in load_manifest(manifest) if e.name in names}
+        except ManifestError as err:
+            raise GateError(f"the baseline's {manifest.relative_to(root)} cannot be read here: {err}") from None
+    return out
 
 
 def ensure_built(entry: Entry, log_dir: Path) -> None:
