@@ -84,6 +84,8 @@ def test_each_figure_is_written_beside_its_ratio_to_the_floor_of_the_same_run(tm
     assert rust["rps_of_floor"] == pytest.approx(rust["rps"] / floor["rps"])
     assert rust["cpu_of_floor"] == pytest.approx(rust["cpu_us_per_req"] / floor["cpu_us_per_req"])
     assert "rps_of_floor" not in floor  # the floor is its own: no ratio
+    assert rust["cpu_of_floor_lo"] < rust["cpu_of_floor"] < rust["cpu_of_floor_hi"]  # its 3 repetitions, paired
+    assert history.summary(run, "c0", False)["tiers"]["floor"] == "floor"
 
 
 def ratio_line(i: int, machine: float, cost: float, quick: bool = False) -> dict:

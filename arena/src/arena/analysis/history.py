@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..core import results
 from ..core.model import Run
-from .compare import decide
+from .compare import decide, paired_ratio
 from .stats import group_samples, median
 
 FILE = "history.jsonl"
@@ -59,9 +59,12 @@ def commit_of(repo: Path) -> tuple[str | None, bool]:
 
 
 def summary(run: Run, commit: str | None, dirty: bool) -> dict:
-    """The history line of one run."""
+    """The history line of one run: each figure, its ratio to the floor, and for a timed ratio
+    the bootstrap 95% interval of the repetitions' paired ratios (`*_of_floor_lo`, `_hi`: the
+    entry and its floor measured in the same repetition, interleaved) when there are two or more."""
     figures: dict[str, dict] = {}
-    for (entry, mode_name), series in group_samples(run.samples).items():
+    grouped = group_samples(run.samples)
+    for (entry, mode_name), series in grouped.items():
         mine = figures.setdefault(entry, {})
         mine[mode_name] = {m: median(series[m]) for m in ("rps", "cpu_us_per_req") if series[m]}
     for e in run.entries:
@@ -76,14 +79,34 @@ def summary(run: Run, commit: str | None, dirty: bool) -> dict:
             for absolute, ratio in OF_FLOOR.items():
                 if mine.get(absolute) and theirs.get(absolute):
                     mine[ratio] = mine[absolute] / theirs[absolute]
+            pair = grouped.get((e.name, mode_name)), grouped.get((floor.name, mode_name))
+            if all(pair):
+                mine |= _rep_intervals(*pair)
     return {
         "run_id": run.run_id,
         "finished": run.finished,
         "commit": commit,
         "dirty": dirty,
         "quick": run.config.quick,
+        "tiers": {e.name: e.tier_name for e in run.entries},
         "entries": figures,
     }
+
+
+def _rep_intervals(mine, floors) -> dict[str, float]:
+    """`<ratio>_lo` and `_hi` for each timed ratio: the interval of the median of the
+    repetitions' ratios (compare.paired_ratio), the entry's and its floor's sample of one
+    repetition paired; none with fewer than two repetitions measured by both."""
+    out = {}
+    for absolute in ("rps", "cpu_us_per_req"):
+        by_rep = [
+            {s.rep: getattr(s, absolute) for s in side.samples if getattr(s, absolute)} for side in (mine, floors)
+        ]
+        reps = sorted(set(by_rep[0]) & set(by_rep[1]))
+        if len(reps) >= 2:
+            ratio = paired_ratio([by_rep[0][r] for r in reps], [by_rep[1][r] for r in reps])
+            out[f"{OF_FLOOR[absolute]}_lo"], out[f"{OF_FLOOR[absolute]}_hi"] = ratio.lo, ratio.hi
+    return out
 
 
 def append(run: Run, repo: Path, results_dir: Path) -> Path:
