@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..core import results
 from ..core.model import Run
+from ..core.modes import TIERS
 from .compare import decide, paired_ratio
 from .stats import group_samples, median
 
@@ -262,3 +263,57 @@ def new_changes(
             (o.entry, o.mode, o.metric) == (c.entry, c.mode, c.metric) and abs(o.index - c.index) <= 1 for o in then
         )
     ]
+
+
+@dataclass
+class Point:
+    """One run's value of a figure; lo–hi its interval over the run's repetitions, when known."""
+
+    run_id: str
+    commit: str | None
+    value: float
+    lo: float | None = None
+    hi: float | None = None
+
+
+@dataclass
+class Trend:
+    """One (entry, mode, figure) over the history: its points, oldest first, and its changes."""
+
+    entry: str
+    mode: str
+    metric: str
+    tier: str
+    points: list[Point]
+    changes: list[Change]
+
+
+def trends(
+    lines: list[dict], entries: list[str] | None = None, include_quick: bool = False, absolute: bool = False
+) -> list[Trend]:
+    """Every figure's trend (the ratios to the floor, or with absolute=True the absolute
+    figures), in the order of the tiers (modes.TIERS), then entry, mode and figure."""
+    kept = _kept(lines, include_quick)
+    found = changes(kept, entries, True, absolute)
+    wanted = set(OF_FLOOR) if absolute else set(ABSOLUTE)
+    keys = {
+        (entry, mode, metric)
+        for line in kept
+        for entry, modes in line.get("entries", {}).items()
+        for mode, figures in modes.items()
+        for metric in figures
+        if metric in wanted and (not entries or entry in entries)
+    }
+    tiers = {entry: tier for line in kept for entry, tier in line.get("tiers", {}).items()}
+    out = []
+    for entry, mode, metric in keys:
+        points = []
+        for line in kept:
+            figures = line.get("entries", {}).get(entry, {}).get(mode, {})
+            if metric in figures:
+                lo, hi = figures.get(f"{metric}_lo"), figures.get(f"{metric}_hi")
+                points.append(Point(line["run_id"], line.get("commit"), float(figures[metric]), lo, hi))
+        mine = [c for c in found if (c.entry, c.mode, c.metric) == (entry, mode, metric)]
+        out.append(Trend(entry, mode, metric, tiers.get(entry, "peer"), points, mine))
+    rank = {tier: i for i, tier in enumerate(TIERS)}
+    return sorted(out, key=lambda t: (rank.get(t.tier, len(TIERS)), t.entry, t.mode, t.metric))

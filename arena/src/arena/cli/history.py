@@ -1,6 +1,6 @@
 """`arena history`: the latest run's figures as ratios to its floor (absolute beside), the
-changes of level in results/history.jsonl (or --file), and with --check exit 1 when the
-latest run makes a change appear."""
+changes of level in results/history.jsonl (or --file), with --html the trend page
+(report/trend.py), and with --check exit 1 when the latest run makes a change appear."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..analysis import history
+from ..report import trend
 from ..ui import console
 from .common import Failure
 
@@ -23,11 +24,24 @@ from .common import Failure
 @click.option(
     "--check", is_flag=True, help="Exit 1 when the latest run makes a change of level appear (better or worse)."
 )
+@click.option(
+    "--html",
+    "html_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write the trend page, DIR/index.html: a chart per entry and figure, the changes marked.",
+)
+@click.option(
+    "--commit-url",
+    metavar="TEMPLATE",
+    help="With --html: each change links to this URL, {commit} replaced (e.g. https://github.com/O/R/commit/{commit}).",
+)
 @click.pass_context
-def history_cmd(ctx, entries, path, include_quick, absolute, check):
+def history_cmd(ctx, entries, path, include_quick, absolute, check, html_dir, commit_url):
     """The changes of level in the bench history (E-Divisive), each figure a ratio to the floor
     measured in the same run unless --absolute, with the commits between which each happened
     and its size with a 95% interval."""
+    if commit_url is not None and "{commit}" not in commit_url:
+        raise click.BadParameter("must contain {commit}", param_hint="'--commit-url'")
     path = path or ctx.obj["repo"] / "results" / history.FILE
     if not path.is_file():
         raise Failure(f"no history at {path}: each `arena bench` appends a line to it")
@@ -47,6 +61,10 @@ def history_cmd(ctx, entries, path, include_quick, absolute, check):
         r in f for line in kept for m in line.get("entries", {}).values() for f in m.values() for r in history.ABSOLUTE
     ):
         console.print("no ratio to a floor in these runs (written before them, or without a floor): see --absolute")
+    if html_dir is not None:
+        trends = history.trends(lines, list(entries), include_quick, absolute)
+        written = trend.write_page(trends, html_dir, path.name, commit_url)
+        console.print(f"trend page: {written} ({len(trends)} charts)", highlight=False, soft_wrap=True)
     if not check:
         return
     new = history.new_changes(lines, list(entries), include_quick, absolute)
