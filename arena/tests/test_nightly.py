@@ -67,6 +67,7 @@ def test_the_nightly_steps_run_end_to_end_on_a_clean_clone_with_quick(clone):
     gate = json.loads((clone / "results" / "nightly" / "gate.json").read_text())
     assert gate["status"] == "no regression" and {c["entry"] for c in gate["criteria"]} == {"floor"}
     assert (clone / "results" / "nightly" / "gate.xml").read_text().count("<testcase") == len(gate["criteria"])
+    assert (clone / "results" / "nightly" / "trend" / "index.html").read_text().startswith("<!doctype html>")
 
 
 def test_every_step_runs_after_a_failed_one_and_the_script_says_which_failed(clone, tmp_path):
