@@ -35,6 +35,8 @@ def arena(*args: str) -> subprocess.CompletedProcess:
         (["gate", "--cmd", "x {listen}", "--baseline-cmd", "y {listen}", "floor"], "'--cmd': takes no ENTRY"),
         (["gate", "--url", "ftp://h/", "--baseline-url", "http://127.0.0.1:1/"], "'--url': must start with http"),
         (["gate", "--url", "http://h/", "--baseline-url", "http://h/", "--mode", "keepalive-capped"], "'--mode'"),
+        (["gate", "--url", "http://h/", "--baseline-url", "http://h/", "--pid", "1"], "'--pid': give --pid and"),
+        (["gate", "--aa", "--pid", "1", "--baseline-pid", "1", "floor"], "'--pid': give --pid and"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(args, words):

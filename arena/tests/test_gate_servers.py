@@ -80,19 +80,29 @@ def test_the_same_command_against_itself_is_no_change_in_the_step_summary(comman
 
 @pytest.fixture
 def running(commands):
-    """The flagship started by the test, as a service the gate finds running."""
+    """The flagship started by the test, as a service the gate finds running: (URL, pid)."""
     entry = select(discover(REPO), ["rust"])[0]
     server = launch_ready(entry, Launch(port=free_port(), threads=1, cpus="0"))
     try:
-        yield f"http://127.0.0.1:{server.port}/"
+        yield f"http://127.0.0.1:{server.port}/", server.proc.pid
     finally:
         server.stop()
 
 
-def test_two_running_servers_are_judged_by_the_clients_requests_per_second_and_the_files_say_so(running, tmp_path):
-    result = arena("gate", "--url", running, "--baseline-url", running, "--pairs", "3", "--noise", "0.5", *SHORT,
+@pytest.mark.parametrize(
+    ("with_pids", "criterion", "note"),
+    [
+        (False, "throughput (keepalive)", "only the client's figures"),
+        (True, "CPU per request (keepalive)", "its CPU that of --pid's"),
+    ],
+)
+def test_two_running_servers_are_judged_by_requests_per_second_or_with_their_pids_by_cpu(
+    running, tmp_path, with_pids, criterion, note
+):
+    url, pid = running
+    pids = ["--pid", str(pid), "--baseline-pid", str(pid)] if with_pids else []
+    result = arena("gate", "--url", url, "--baseline-url", url, *pids, "--pairs", "3", "--noise", "0.5", *SHORT,
                    "--json", str(tmp_path / "g.json"))  # fmt: skip
     assert result.returncode in (0, 3), result.stdout + result.stderr  # A/A: never a regression
     doc = json.loads((tmp_path / "g.json").read_text())
-    assert doc["criteria"][0]["criterion"] == "throughput (keepalive)" and doc["criteria"][0]["higher_is_better"]
-    assert "only the client's figures" in doc["notes"][0] and "requests/s" in result.stdout
+    assert doc["criteria"][0]["criterion"] == criterion and note in doc["notes"][0]

@@ -26,6 +26,10 @@ CLIENT_ONLY = (
     "only the client's figures: a server at a URL is not started here, so its CPU is unknown and "
     "requests/s decides (wrk's share of the machine moves it more than a server's CPU per request)"
 )
+RUNNING = (
+    "servers the arena did not start: the same process in every sample, its CPU that of --pid's "
+    "(--baseline-pid's) process and its descendants"
+)
 FileOption = click.Path(dir_okay=False, path_type=Path)
 
 
@@ -35,8 +39,10 @@ FileOption = click.Path(dir_okay=False, path_type=Path)
 @click.option("--aa", is_flag=True, help="Compare each entry with itself: the machine's noise floor.")
 @click.option("--cmd", "command", metavar="CMD", help="B: the server this command starts ({listen} or {port}).")
 @click.option("--baseline-cmd", metavar="CMD", help="A, with --cmd: the server to compare it with.")
-@click.option("--url", metavar="URL", help="B: a running server (client figures only: CPU unknown).")
+@click.option("--url", metavar="URL", help="B: a running server (client figures only, unless --pid).")
 @click.option("--baseline-url", metavar="URL", help="A, with --url: the running server to compare it with.")
+@click.option("--pid", type=click.IntRange(1), help="With --url: its process here; its tree's CPU per request decides.")
+@click.option("--baseline-pid", type=click.IntRange(1), help="With --baseline-url: its process here (as --pid).")
 @click.option("--path", "target", default="/", show_default=True, help="With --cmd: the path requested.")
 @click.option(
     "--expect", type=click.IntRange(100, 599), default=302, show_default=True, help="With --cmd or --url: its status."
@@ -82,6 +88,8 @@ def gate_cmd(
     baseline_cmd,
     url,
     baseline_url,
+    pid,
+    baseline_pid,
     target,
     expect,
     pairs,
@@ -108,6 +116,8 @@ def gate_cmd(
     beyond --threshold (or the gate could not run: Error: …); 2: bad usage; 3: inconclusive at
     --max-pairs."""
     sides = _sides(baseline, aa, command, baseline_cmd, url, baseline_url)
+    if (pid is None) != (baseline_pid is None) or (pid is not None and sides != "url"):
+        raise click.BadParameter("give --pid and --baseline-pid together, with --url", param_hint="'--pid'")
     if mode_name not in MODES:
         raise click.BadParameter(f"unknown mode {mode_name!r} (known: {', '.join(MODES)})", param_hint="'--mode'")
     if max_pairs < pairs:
@@ -128,9 +138,11 @@ def gate_cmd(
             say(f"gate: {', '.join(names)} against {a_words}; A = {a_words}, B = {b_words}")
             found = run_gate(ctx.obj["repo"], names, baseline, cfg, opts, ctx.obj["repo"] / "results" / "logs", say)
         else:
-            old, new = _outside_pair(sides, command, baseline_cmd, url, baseline_url, target, expect)
+            old, new = _outside_pair(
+                sides, command, baseline_cmd, (url, pid), (baseline_url, baseline_pid), target, expect
+            )
             a_words, b_words = (baseline_cmd, command) if sides == "cmd" else (baseline_url, url)
-            notes = [CLIENT_ONLY] if sides == "url" else []
+            notes = [CLIENT_ONLY if pid is None else RUNNING] if sides == "url" else []
             say(f"gate: B = {b_words} against A = {a_words}")
             found = run_outside_gate(new, old, cfg, opts, say)
     except GateError as err:
@@ -176,11 +188,12 @@ def _outside_pair(sides, command, baseline_cmd, url, baseline_url, target, expec
                 raise click.BadParameter(str(err), param_hint=hint) from None
         return made[0], made[1]
     made = []
-    for flag, address in (("--baseline-url", baseline_url), ("--url", url)):
+    for flag, (address, process) in (("--baseline-url", baseline_url), ("--url", url)):
         try:
-            made.append(remote.remote_entry(address, None, expect))
+            made.append(remote.remote_entry(address, process, expect))
         except remote.RemoteError as err:
-            raise click.BadParameter(str(err), param_hint=f"'{flag}'") from None
+            hint = flag.replace("url", "pid") if "process" in str(err) else flag
+            raise click.BadParameter(str(err), param_hint=f"'{hint}'") from None
     return made[0], made[1]
 
 

@@ -173,6 +173,8 @@ def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[
                 cost = sample.own_cpu_us
                 if cost is None and not by_rps:
                     raise SampleError(f"{SIDES[side]}: answered no request during the run")
+                if cost == 0 and not by_rps:  # a --pid that is not the server, or ticks too coarse
+                    raise SampleError(f"{SIDES[side]}: no CPU time measured for its process tree")
                 cpu[side].append(cost)
                 rps[side].append(sample.rps)
             costs = "" if by_rps else f"A {cpu['A'][-1]:.2f}, B {cpu['B'][-1]:.2f} CPU µs per request "
