@@ -110,12 +110,42 @@ def _rep_intervals(mine, floors) -> dict[str, float]:
     return out
 
 
+def backfill_line(
+    commit: str, date: str, counts: dict[str, dict[str, float]], floor: str, tiers: dict[str, str]
+) -> dict:
+    """The history line of one replayed commit (workflows/backfill.py): counts maps each entry,
+    its floor among them, to its instructions per request by mode; each other entry's count is
+    also divided by the floor's of the same commit and mode; tiers: each entry's."""
+    entries: dict[str, dict] = {}
+    for name, modes in counts.items():
+        for mode_name, value in modes.items():
+            figures = entries.setdefault(name, {}).setdefault(mode_name, {"instructions": value})
+            theirs = counts.get(floor, {}).get(mode_name)
+            if name != floor and theirs:
+                figures["instructions_of_floor"] = value / theirs
+    return {
+        "run_id": f"backfill-{commit[:12]}",
+        "finished": date,
+        "commit": commit,
+        "dirty": False,
+        "quick": False,
+        "backfill": True,
+        "tiers": {name: tiers[name] for name in counts},
+        "entries": entries,
+    }
+
+
+def dumps(line: dict) -> str:
+    """One line of a history file."""
+    return json.dumps(line, sort_keys=True) + "\n"
+
+
 def append(run: Run, repo: Path, results_dir: Path) -> Path:
     """Appends run's summary line to results_dir/history.jsonl; returns the file."""
     path = results_dir / FILE
     commit, dirty = commit_of(repo)
     with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(summary(run, commit, dirty), sort_keys=True) + "\n")
+        out.write(dumps(summary(run, commit, dirty)))
     return path
 
 

@@ -11,7 +11,8 @@ import click
 from ..analysis import history
 from ..report import trend
 from ..ui import console
-from .common import Failure
+from ..workflows import backfill
+from .common import Failure, load_entries
 
 
 @click.command("history")
@@ -35,13 +36,23 @@ from .common import Failure
     metavar="TEMPLATE",
     help="With --html: each change links to this URL, {commit} replaced (e.g. https://github.com/O/R/commit/{commit}).",
 )
+@click.option(
+    "--backfill",
+    "span",
+    metavar="REV..REV",
+    help="First replay these commits of ENTRY… (native: instructions per request, beside the floor) "
+    "into --file [results/backfill.jsonl].",
+)
 @click.pass_context
-def history_cmd(ctx, entries, path, include_quick, absolute, check, html_dir, commit_url):
+def history_cmd(ctx, entries, path, include_quick, absolute, check, html_dir, commit_url, span):
     """The changes of level in the bench history (E-Divisive), each figure a ratio to the floor
     measured in the same run unless --absolute, with the commits between which each happened
     and its size with a 95% interval."""
     if commit_url is not None and "{commit}" not in commit_url:
         raise click.BadParameter("must contain {commit}", param_hint="'--commit-url'")
+    if span is not None:
+        path = path or ctx.obj["repo"] / "results" / BACKFILL_FILE
+        _backfill(ctx, span, entries, path)
     path = path or ctx.obj["repo"] / "results" / history.FILE
     if not path.is_file():
         raise Failure(f"no history at {path}: each `arena bench` appends a line to it")
@@ -93,3 +104,29 @@ def _latest(line: dict, entries: tuple[str, ...]) -> None:
             ]
             if cells:
                 console.print(f"  {entry} {mode_name}: {'; '.join(cells)}", highlight=False, soft_wrap=True)
+
+
+BACKFILL_FILE = "backfill.jsonl"
+
+
+def _backfill(ctx, span: str, names: tuple[str, ...], path: Path) -> None:
+    """Replays span for the named entries into path (workflows/backfill.py)."""
+    start, sep, end = span.partition("..")
+    if not (start and sep and end):
+        raise click.BadParameter(f"{span!r} is not a range REV..REV", param_hint="'--backfill'")
+    if not names:
+        raise click.BadParameter("names no ENTRY: give the native entries to replay", param_hint="'--backfill'")
+    chosen = load_entries(ctx, names)
+    floors = {e.floor for e in chosen}
+    if len(floors) != 1:
+        raise click.BadParameter(
+            f"the entries divide by different floors ({', '.join(sorted(floors))})", param_hint="'--backfill'"
+        )
+    floor = load_entries(ctx, (floors.pop(),))[0]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    say = lambda line: console.print(line, highlight=False, soft_wrap=True)  # noqa: E731
+    try:
+        written = backfill.replay(ctx.obj["repo"], span, chosen, floor, path, say=say)
+    except backfill.BackfillError as err:
+        raise Failure(str(err)) from None
+    say(f"backfill: {written} lines appended to {path}")
