@@ -40,7 +40,10 @@ def commits(repo: Path, span: str, folders: list[str]) -> list[str]:
             raise BackfillError(f"git {' '.join(args[:2])}: {done.stderr.strip().splitlines()[-1:]}")
         return done.stdout
 
-    first = git("rev-parse", "--verify", f"{start}^{{commit}}").strip()
+    try:
+        first = git("rev-parse", "--verify", f"{start}^{{commit}}").strip()
+    except BackfillError:
+        raise BackfillError(f"no commit {start!r} here") from None
     later = git("rev-list", "--reverse", f"{first}..{end}", "--", *folders).split()
     return [first, *later]
 

@@ -1,0 +1,73 @@
+"""arena history --backfill: which commits a range replays, the line each becomes (counts and
+their ratio to the floor of the same commit), bad usage, and (slow) the flagship replayed over
+two commits of this repository that changed none of its code: the same counts, no change."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.analysis import history
+from arena.counts import instructions
+from arena.workflows.backfill import BackfillError, commits
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def arena(*args: str) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "arena.cli", "--repo", str(REPO), "history", *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=600)
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_a_range_replays_its_start_and_each_later_commit_that_touched_the_folders():
+    touched = git("rev-list", "-3", "HEAD", "--", "peers/floor").split()  # newest first
+    chosen = commits(REPO, f"{touched[2]}..{touched[0]}", ["peers/floor"])
+    assert chosen == [touched[2], touched[1], touched[0]]
+    with pytest.raises(BackfillError, match="no-such-rev"):
+        commits(REPO, "no-such-rev..HEAD", ["peers/floor"])
+
+
+def test_a_replayed_line_holds_each_count_and_its_ratio_to_the_floor_of_the_same_commit():
+    counts = {"rust": {"keepalive": 981.0}, "floor": {"keepalive": 829.0}}
+    line = history.backfill_line(
+        "ab" * 20, "2026-11-23T00:00:00+00:00", counts, "floor", {"rust": "tuned", "floor": "floor"}
+    )
+    assert line["run_id"] == "backfill-abababababab" and line["backfill"] and not line["quick"]
+    assert line["entries"]["rust"]["keepalive"] == {"instructions": 981.0, "instructions_of_floor": 981.0 / 829.0}
+    assert line["entries"]["floor"]["keepalive"] == {"instructions": 829.0}
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--backfill", "HEAD"], "'--backfill': 'HEAD' is not a range"),
+        (["--backfill", "HEAD~1..HEAD"], "names no ENTRY"),
+    ],
+)
+def test_bad_backfill_arguments_are_one_line_and_exit_2(args, words):
+    done = arena(*args)
+    assert done.returncode == 2 and words in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_the_flagship_replayed_over_commits_that_changed_none_of_its_code_counts_the_same(tmp_path):
+    if instructions.available():
+        pytest.skip(instructions.available())
+    code = ["servers/rust/src", "servers/rust/Cargo.toml", "servers/rust/Cargo.lock", "peers/floor"]
+    last_code = git("rev-list", "-1", "HEAD", "--", *code)
+    later = git("rev-list", "--reverse", f"{last_code}..HEAD", "--", "servers/rust").split()
+    if not later:
+        pytest.skip("no commit touched servers/rust since its code last changed")
+    out = tmp_path / "backfill.jsonl"
+    done = arena("--backfill", f"{last_code}..{later[0]}", "rust", "--file", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["commit"] for line in lines] == [last_code, later[0]]
+    first, second = (line["entries"]["rust"]["keepalive"]["instructions"] for line in lines)
+    assert abs(first - second) <= 0.005 * first  # callgrind repeats within 0.5% (test_instructions)
