@@ -128,9 +128,21 @@ def test_check_exits_1_when_the_latest_run_makes_a_change_appear_and_0_when_it_w
     assert new.returncode == 1, new.stdout + new.stderr
     assert "new at the latest run" in new.stdout and "rust keepalive CPU per request ÷ the floor's" in new.stdout
     assert "worse" in new.stdout and "in commits c11..c12" in new.stdout and "95% CI" in new.stdout
+    assert "[CPU µs per request 5" in new.stdout  # the absolute figure beside, printed as is (not as markup)
     later = lines + [ratio_line(14 + i, 1.0, 1.3 * rng.normal(1, 0.01)) for i in range(3)]
     known = arena_history(write(tmp_path / "h2.jsonl", later), "--check")
     assert known.returncode == 0, known.stdout + known.stderr
     assert "in commits c11..c12" in known.stdout  # still listed, no longer new
     steady = arena_history(write(tmp_path / "h3.jsonl", lines[:12]), "--check")
     assert steady.returncode == 0 and "0 changes" in steady.stdout
+
+
+def test_an_instruction_count_changes_where_it_steps_beyond_one_percent_even_for_a_single_run():
+    counts = [2633.6, 1999.4, 1999.5, 1999.4, 1568.8, 1337.5, 1329.2, 1329.6, 1329.5]  # replayed rust, keep-alive
+    lines = [
+        {"run_id": f"b{i}", "commit": f"c{i}", "entries": {"rust": {"keepalive": {"instructions_of_floor": c / 822}}}}
+        for i, c in enumerate(counts)
+    ]
+    found = history.changes(lines)
+    assert [c.commits for c in found] == ["c0..c1", "c3..c4", "c4..c5"]  # 9a25a5f's -0.6% is within the 1%
+    assert found[0].lo is None and "a count: beyond 1%" in found[0].words()

@@ -8,7 +8,9 @@ in the same run (`*_of_floor`: the arena's machine-independent figure, which a c
 runner leaves alone). `arena history` reads the series of one figure per (entry, mode), the
 ratios by default, and finds where its level changed with E-Divisive means (MongoDB's
 signal-processing-algorithms, the detector their CI performance tracking uses): a
-permutation test on energy statistics, so no threshold is tuned by hand. Each change names
+permutation test on energy statistics, so no threshold is tuned by hand; instruction counts,
+deterministic, change where one differs from the one before by more than 1% (count_steps, the
+gate's rule). Each change names
 the commits between which it happened and its size as a ratio of the two levels' medians
 with a bootstrap 95% interval (compare.decide). new_changes: those the latest run makes
 appear (E-Divisive shows a new level from its second run on).
@@ -24,7 +26,7 @@ from pathlib import Path
 from ..core import results
 from ..core.model import Run
 from ..core.modes import TIERS
-from .compare import decide, paired_ratio
+from .compare import COUNT_CHANGE, decide, paired_ratio
 from .stats import group_samples, median
 
 FILE = "history.jsonl"
@@ -192,6 +194,8 @@ class Change:
     def words(self) -> str:
         what = METRICS[self.metric][0]
         interval = "" if self.lo is None else f", 95% CI {self.lo - 1:+.1%} … {self.hi - 1:+.1%}"
+        if self.metric in COUNTS:
+            interval = ", a count: beyond 1%"
         line = (
             f"{self.entry} {self.mode} {what}: {figure(self.before)} → {figure(self.after)} ({self.ratio - 1:+.1%}"
             f"{interval}, {'better' if self.better else 'worse'})"
@@ -233,6 +237,16 @@ def _kept(lines: list[dict], include_quick: bool) -> list[dict]:
     return [line for line in lines if include_quick or not line.get("quick")]
 
 
+COUNTS = {"instructions", "instructions_of_floor"}  # deterministic: a step beyond COUNT_CHANGE is a change
+
+
+def count_steps(values: list[float]) -> list[int]:
+    """Indices where a deterministic count (instructions per request: callgrind repeats within
+    0.03% here) differs from the one before by more than compare.COUNT_CHANGE, the gate's rule:
+    no statistics, as for the gate's counts, and a level of one run is a level."""
+    return [i for i in range(1, len(values)) if values[i - 1] and abs(values[i] / values[i - 1] - 1) > COUNT_CHANGE]
+
+
 def changes(
     lines: list[dict], entries: list[str] | None = None, include_quick: bool = False, absolute: bool = False
 ) -> list[Change]:
@@ -254,14 +268,14 @@ def changes(
     for entry, mode, metric in keys:
         points = series(kept, entry, mode, metric)
         values = [v for _, v in points]
-        cuts = change_points(values)
+        cuts = count_steps(values) if metric in COUNTS else change_points(values)
         bounds = [0, *cuts, len(values)]
         for n, cut in enumerate(cuts):
             before, after = values[bounds[n] : cut], values[cut : bounds[n + 2]]
             line, previous = kept[points[cut][0]], kept[points[cut - 1][0]]
             change = Change(entry, mode, metric, cut, line["run_id"], line.get("commit"), median(before), median(after))
             change.commit_before = previous.get("commit")
-            if len(before) >= 2 and len(after) >= 2 and min(before + after) > 0:
+            if metric not in COUNTS and len(before) >= 2 and len(after) >= 2 and min(before + after) > 0:
                 verdict = decide(before, after, noise=0.0)
                 change.lo, change.hi = verdict.lo, verdict.hi
             if metric in ABSOLUTE:

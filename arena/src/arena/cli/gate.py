@@ -128,7 +128,7 @@ def gate_cmd(
         raise click.BadParameter("a capped mode needs servers the arena starts", param_hint="'--mode'")
     cfg = gate_config(mode_name, duration, warmup, connections, cpu_quota)
     opts = GateOptions(pairs, max_pairs, threshold, noise, timed, requests)
-    say = lambda line: console.print(line, highlight=False, soft_wrap=True)  # noqa: E731
+    say = lambda line: console.print(line, highlight=False, soft_wrap=True, markup=False)  # noqa: E731
     notes = []
     try:
         if sides == "entries":

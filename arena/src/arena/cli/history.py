@@ -63,11 +63,12 @@ def history_cmd(ctx, entries, path, include_quick, absolute, check, html_dir, co
     found = history.changes(lines, list(entries), include_quick, absolute)
     what = "absolute figures" if absolute else "ratios to the floor of each run"
     console.print(
-        f"{len(lines)} runs in {path}; {len(found)} changes in the {what} (E-Divisive, p < {history.PVALUE})",
+        f"{len(lines)} runs in {path}; {len(found)} changes in the {what} "
+        f"(E-Divisive, p < {history.PVALUE}; a count: a step beyond 1%)",
         soft_wrap=True,
     )
     for change in found:
-        console.print(change.words(), highlight=False, soft_wrap=True)
+        console.print(change.words(), highlight=False, soft_wrap=True, markup=False)
     if not absolute and not any(
         r in f for line in kept for m in line.get("entries", {}).values() for f in m.values() for r in history.ABSOLUTE
     ):
@@ -75,14 +76,14 @@ def history_cmd(ctx, entries, path, include_quick, absolute, check, html_dir, co
     if html_dir is not None:
         trends = history.trends(lines, list(entries), include_quick, absolute)
         written = trend.write_page(trends, html_dir, path.name, commit_url)
-        console.print(f"trend page: {written} ({len(trends)} charts)", highlight=False, soft_wrap=True)
+        console.print(f"trend page: {written} ({len(trends)} charts)", highlight=False, soft_wrap=True, markup=False)
     if not check:
         return
     new = history.new_changes(lines, list(entries), include_quick, absolute)
     latest = kept[-1]["run_id"] if kept else "none"
-    console.print(f"{len(new)} new at the latest run ({latest})", highlight=False, soft_wrap=True)
+    console.print(f"{len(new)} new at the latest run ({latest})", highlight=False, soft_wrap=True, markup=False)
     for change in new:
-        console.print(f"new: {change.words()}", highlight=False, soft_wrap=True)
+        console.print(f"new: {change.words()}", highlight=False, soft_wrap=True, markup=False)
     if new:
         raise click.exceptions.Exit(1)
 
@@ -103,7 +104,9 @@ def _latest(line: dict, entries: tuple[str, ...]) -> None:
                 if ratio in figures and absolute in figures
             ]
             if cells:
-                console.print(f"  {entry} {mode_name}: {'; '.join(cells)}", highlight=False, soft_wrap=True)
+                console.print(
+                    f"  {entry} {mode_name}: {'; '.join(cells)}", highlight=False, soft_wrap=True, markup=False
+                )
 
 
 BACKFILL_FILE = "backfill.jsonl"
@@ -124,7 +127,7 @@ def _backfill(ctx, span: str, names: tuple[str, ...], path: Path) -> None:
         )
     floor = load_entries(ctx, (floors.pop(),))[0]
     path.parent.mkdir(parents=True, exist_ok=True)
-    say = lambda line: console.print(line, highlight=False, soft_wrap=True)  # noqa: E731
+    say = lambda line: console.print(line, highlight=False, soft_wrap=True, markup=False)  # noqa: E731
     try:
         written = backfill.replay(ctx.obj["repo"], span, chosen, floor, path, say=say)
     except backfill.BackfillError as err:
