@@ -59,6 +59,7 @@ def test_the_trend_page_draws_a_chart_per_entry_and_figure_with_the_change_linke
     assert dom.count('<circle class="run"') == 40 and dom.count('<line class="interval"') == 20  # rust's only
     assert dom.count('<line class="change"') == 1 and f'href="{COMMIT_URL.format(commit="12" * 20)}"' in dom
     assert "in commits 111111111111..121212121212" in dom and dom.count('<li class="found">') == 1
+    assert "<title>111111111111..121212121212</title>" in dom  # the chart's label: 1212121, the range as tooltip
     shot = tmp_path / "page.png"
     chromium(tmp_path, "--window-size=1400,900", f"--screenshot={shot}", page.as_uri())
     data = shot.read_bytes()

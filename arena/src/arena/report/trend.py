@@ -61,7 +61,8 @@ def chart(trend: Trend, commit_url: str | None = None) -> str:
     bounds = [0, *(c.index for c in trend.changes), len(values)]
     levels = [trend.changes[0].before, *(c.after for c in trend.changes)] if trend.changes else [median(values)]
     for a, b, level in zip(bounds[:-1], bounds[1:], levels, strict=True):
-        ends = f'x1="{x(a):.1f}" x2="{x(b - 1):.1f}" y1="{y(level):.1f}" y2="{y(level):.1f}"'
+        left, right = max(x(a - 0.4), LEFT), min(x(b - 1 + 0.4), LEFT + inner_w)  # a level of one run shows too
+        ends = f'x1="{left:.1f}" x2="{right:.1f}" y1="{y(level):.1f}" y2="{y(level):.1f}"'
         out.append(f'<line class="level" {ends}/>')
     for i, p in enumerate(trend.points):
         if p.lo is not None and p.hi is not None:
@@ -69,10 +70,14 @@ def chart(trend: Trend, commit_url: str | None = None) -> str:
             out.append(f'<line class="interval" {ends}/>')
         title = html.escape(f"{p.run_id} {(p.commit or '')[:12]}: {p.value:.4g}")
         out.append(f'<circle class="run" cx="{x(i):.1f}" cy="{y(p.value):.1f}" r="3"><title>{title}</title></circle>')
-    for c in trend.changes:
+    for k, c in enumerate(trend.changes):
         cx = x(c.index - 0.5)
         out.append(f'<line class="change" x1="{cx:.1f}" y1="{TOP}" x2="{cx:.1f}" y2="{TOP + inner_h}"/>')
-        label = f'<text class="commits" x="{cx + 3:.1f}" y="{TOP + 10}">{html.escape(c.commits)}</text>'
+        shown = html.escape((c.commit or "?")[:7])  # the level's first commit; the range is in its title
+        label = (
+            f'<text class="commits" x="{cx + 3:.1f}" y="{TOP + 10 + 12 * (k % 3)}">{shown}'
+            f"<title>{html.escape(c.commits)}</title></text>"
+        )
         url = _link(c.commit, commit_url)
         out.append(f'<a href="{html.escape(url)}">{label}</a>' if url else label)
     out.append("</svg>")
@@ -94,7 +99,8 @@ def page(trends: list[Trend], source: str, commit_url: str | None = None) -> str
         "<h1>The bench history</h1>",
         f"<p>{html.escape(source)}: {len({p.run_id for t in trends for p in t.points})} runs; each figure a ratio "
         "to the floor measured in the same run unless said; a bar is the interval over the run's repetitions; "
-        "a dashed line is a change of level (E-Divisive, p &lt; 0.01) between the commits it names.</p>",
+        "a dashed line is a change of level (E-Divisive, p &lt; 0.01; a count: a step beyond 1%), labelled with the "
+        "first commit of the new level (the range in its tooltip and below).</p>",
     ]
     tier = None
     for trend in trends:
