@@ -71,3 +71,15 @@ def test_the_flagship_replayed_over_commits_that_changed_none_of_its_code_counts
     assert [line["commit"] for line in lines] == [last_code, later[0]]
     first, second = (line["entries"]["rust"]["keepalive"]["instructions"] for line in lines)
     assert abs(first - second) <= 0.005 * first  # callgrind repeats within 0.5% (test_instructions)
+
+
+def test_the_replayed_history_in_docs_finds_the_changes_docs_name_at_their_commits():
+    lines = history.read(REPO / "docs" / "arena" / "replay" / "rust-2026-11-23.jsonl")
+    found = {(c.mode, c.commit[:7]) for c in history.changes(lines, ["rust"])}
+    keepalive = {"c064a45", "8cdb4e1", "c7e2daa", "4933c93"}  # docs/arena/curves.md, "The history replayed"
+    assert found == {("keepalive", c) for c in keepalive} | {("pipeline16", c) for c in keepalive | {"9a25a5f"}}
+
+
+def test_the_replayed_stretch_in_docs_of_commits_that_changed_no_code_shows_no_change():
+    lines = history.read(REPO / "docs" / "arena" / "replay" / "rust-2026-11-25.jsonl")
+    assert len(lines) == 9 and history.changes(lines, ["rust"]) == []
