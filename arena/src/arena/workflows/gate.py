@@ -5,7 +5,8 @@ working tree itself (an A/A run: the machine's noise floor); B is the working tr
 B are servers the arena did not build (run_outside_gate): two command lines it starts
 (outside.py: --baseline-cmd, --cmd), judged by the CPU of each server's process tree per
 request, or two running servers (remote.py: --baseline-url, --url), judged by the client's
-requests/s alone, since their CPU is not known here.
+requests/s alone, since their CPU is not known here, unless their processes are named (--pid,
+--baseline-pid: then by the CPU of each one's process tree).
 
 - A native entry (entry.toml `native = true`) with valgrind here is compared by its
   instructions per request under callgrind in both loads (instructions.py): deterministic,
