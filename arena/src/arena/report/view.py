@@ -117,6 +117,7 @@ class ModeView:
     rows: list[Row]  # ranked rows, then the floor, then rows without figures
     reference_problem: str | None  # why no ratios are shown in this mode
     ranks_on: str = ""  # what this mode ranks and compares on, in one sentence
+    figure: str = "Requests per second"  # what it ranks on, in a heading's words (ranked_figure)
 
 
 @dataclass
@@ -237,6 +238,13 @@ def ranks_on(run: Run, mode: Mode) -> str:
     )
 
 
+def ranked_figure(run: Run, mode: Mode) -> str:
+    """What mode ranks on, as a heading names it (ranks_on's sentence, in three words)."""
+    if run.config.cap_problem is not None:
+        return "Requests per server CPU-second"
+    return "Server CPU µs per request" if on_cpu(run, mode) else "Requests per second"
+
+
 def reference_problem(run: Run, groups: dict, mode: Mode, reference: str) -> str | None:
     """Plain words saying why ratios to `reference` cannot be shown in `mode`; None if they can."""
     entry = run.entry(reference)
@@ -345,7 +353,8 @@ def mode_view(view: View, mode: Mode) -> ModeView:
     for rank, row in enumerate(ranked, start=1):
         row.rank = rank
     rest = [r for r in rows if r.rank is None]
-    return ModeView(mode, ranked + sorted(rest, key=lambda r: r.reason is not None), problem, ranks_on(run, mode))
+    ordered = ranked + sorted(rest, key=lambda r: r.reason is not None)
+    return ModeView(mode, ordered, problem, ranks_on(run, mode), ranked_figure(run, mode))
 
 
 def rank(run: Run, reference: str | None = None) -> View:
