@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..analysis.stats import Series, summarize
 from ..core.modes import KINDS
 from . import format as fmt
-from .view import ModeView, Row, View
+from .view import ModeView, Row, View, ranked_cpu
 
 PALETTE = ("#3b6ea5", "#e07b39", "#4f9a55", "#b8487a")
 LABEL_W, PLOT_X = 150, 160  # px: the entries' labels end at LABEL_W, the bars start at PLOT_X
@@ -34,6 +34,7 @@ class Bar:
     hi: float | None = None
     flagged: bool = False  # drawn pale: the load generator limited a repetition
     note: str = ""  # tooltip text, or the text drawn in place of a missing bar
+    tag: str = ""  # said after the bar's value ("whole core")
 
 
 @dataclass
@@ -177,7 +178,7 @@ def _bar(bar: Bar, y: float, axis: Axis, colour: str, unit: Callable[[float], st
             f'M{hi:.1f} {y + 3:.1f}V{y + BAR_H - 3:.1f}" class="whisker"/>'
         )
         end = max(end, hi)
-    label = unit(bar.median) + (" ⚠ client-bound" if bar.flagged else "")
+    label = unit(bar.median) + (" ⚠ client-bound" if bar.flagged else "") + (f" {bar.tag}" if bar.tag else "")
     parts.append(_text(end + 6, mid + 4, label, extra=' class="value"'))
     return "".join(parts)
 
@@ -288,16 +289,18 @@ STANDALONE_STYLE = (
 def ranking_chart(view: View, names: list[str], mode: str) -> str:
     """The README's picture of its table: one bar per entry of names (in that order), the
     server's CPU µs per request in mode (median, min–max whisker), coloured by kind; a
-    self-contained SVG file (STANDALONE_STYLE). Raises KeyError for a name the run lacks."""
+    self-contained SVG file (STANDALONE_STYLE): the figure each row is ranked on, as the table's
+    cell (view.ranked_cpu), a whole core's tagged so. Raises KeyError for a name the run lacks."""
     rows = {r.entry.name: r for mv in view.modes if mv.mode.name == mode for r in mv.rows}
     groups = []
     for name in names:
         entry, row = view.run.entry(name), rows.get(name)
         if entry is None:
             raise KeyError(name)
-        cpu = row.cpu if row is not None else None  # as the table's cell (readme.cells)
+        cpu, whole = ranked_cpu(view, row)
         note = (row.reason if row is not None else None) or f"not measured in {mode}"
-        bar = Bar(entry.kind, cpu.median, cpu.lo, cpu.hi) if cpu else Bar(entry.kind, None, note=note)
+        tag = "whole core (the cap distorts it)" if whole else ""
+        bar = Bar(entry.kind, cpu.median, cpu.lo, cpu.hi, tag=tag) if cpu else Bar(entry.kind, None, note=note)
         groups.append(Group(fmt.text(name), [bar]))
     title = f"Server CPU µs per request, {mode}, lower is better (run {view.run.run_id})"
     chart = bar_chart(title, "cpu_us_per_req", groups, fmt.us, mode, KINDS)
