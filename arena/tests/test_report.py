@@ -222,6 +222,13 @@ def test_capped_mode_ranks_by_cpu_per_request_unless_the_cap_distorts_the_entry(
     assert [r.entry.name for r in ranked_table(run, "keepalive-capped")][:3] == ["rust", "nginx-lua", "java-seed"]
 
 
+def test_the_ranking_chart_draws_a_distorted_row_by_its_whole_core_figure_tagged_so(run):
+    page = render_html(capped(run))
+    chart = page[page.index('<svg class="chart" data-metric="cpu_us_per_req" data-mode="keepalive-capped"') :]
+    chart = chart[: chart.index("</svg>")]
+    assert "19.9 whole core (the cap distorts it)</text>" in chart  # java-seed: not its capped 45.0
+
+
 def test_a_capped_mode_ranks_by_the_servers_cgroup_cpu_per_request_not_by_wrks_rate(run):
     """java-seed answers fewer requests/s than nginx-lua under the cap but its cgroup counted less
     CPU per request (wrk held it back): it ranks before nginx-lua. /proc's ticks, which disagree,

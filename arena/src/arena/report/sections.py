@@ -120,7 +120,7 @@ def mode_blocks(view: View, mv: ModeView, after_table: list[Block] = ()) -> list
     out: list[Block] = [Text(mv.ranks_on)]
     if mv.reference_problem:
         out.append(Text(f"Note: {mv.reference_problem}.", note=True))
-    out += [tables.mode_table(view, mv), *after_table, Chart(lambda: svg.rps_chart(mv))]
+    out += [tables.mode_table(view, mv), *after_table, Chart(lambda: svg.rps_chart(mv, view))]
     if mv.mode.timed:
         out.append(Chart(lambda: svg.latency_chart(mv)))
     return out

@@ -199,11 +199,12 @@ def _bar_of(series: Series | None, metric: str, name: str, note: str = "") -> Ba
     )
 
 
-def rps_chart(mv: ModeView) -> str:
+def rps_chart(mv: ModeView, view: View | None = None) -> str:
     """The mode's rows in their order, as bars of the figure they are ranked on: the server's CPU
-    µs per request where the mode ranks on it (view.ranked_figure), else requests/s."""
+    µs per request where the mode ranks on it (view.ranked_figure; with view, a row the cap
+    distorts by its whole core's, view.ranked_cpu, tagged so), else requests/s."""
     if mv.figure.startswith("Server CPU"):
-        groups = [Group(fmt.text(r.entry.name), [_cpu_bar(r)]) for r in mv.rows]
+        groups = [Group(fmt.text(r.entry.name), [_cpu_bar(r, view)]) for r in mv.rows]
         title, metric, unit = f"Server CPU µs per request, {mv.mode.name}, lower is better", "cpu_us_per_req", fmt.us
     else:
         groups = [
@@ -213,14 +214,16 @@ def rps_chart(mv: ModeView) -> str:
     return bar_chart(title + " (median, min–max whiskers)", metric, groups, unit, mv.mode.name, KINDS, REPORT_W)
 
 
-def _cpu_bar(row: Row) -> Bar:
-    """A row's own CPU µs per request (Row.cpu, the ranked figure), pale where wrk was the limit."""
-    cpu = row.cpu
+def _cpu_bar(row: Row, view: View | None) -> Bar:
+    """A row's CPU µs per request it is ranked on (view.ranked_cpu; without view, Row.cpu), pale
+    where wrk was the limit, tagged where it is the whole core's."""
+    cpu, whole = ranked_cpu(view, row) if view is not None else (row.cpu, False)
     if cpu is None:
         return Bar(row.entry.kind, None, note=row.reason or "no CPU figure")
     bound = row.client_bound
     note = f"load generator was the bottleneck in {bound} of {row.samples} repetitions" if bound else ""
-    return Bar(row.entry.kind, cpu.median, cpu.lo, cpu.hi, flagged=bool(bound), note=note)
+    tag = "whole core (the cap distorts it)" if whole else ""
+    return Bar(row.entry.kind, cpu.median, cpu.lo, cpu.hi, flagged=bool(bound), note=note, tag=tag)
 
 
 def latency_chart(mv: ModeView) -> str:
