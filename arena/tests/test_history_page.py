@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_report import CHROMIUM, chromium, png_size
+from browser import ABSENT, CHROMIUM, chromium
+from test_report import png_size
 
 COMMIT_URL = "https://example.invalid/commit/{commit}"
 
@@ -46,7 +47,7 @@ def arena(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=ABSENT)
 def test_the_trend_page_draws_a_chart_per_entry_and_figure_with_the_change_linked_to_its_commit(tmp_path):
     done = arena("history", "--file", str(history_file(tmp_path)), "--html", str(tmp_path / "page"),
                  "--commit-url", COMMIT_URL)  # fmt: skip
