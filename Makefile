@@ -6,12 +6,18 @@ ARENA   := $(VENV)/bin/arena
 PYTEST  := $(VENV)/bin/pytest
 RENARD  := servers/rust/bin/renard
 
-.PHONY: all deps setup venv build test lint test-servers test-entries test-spec test-arena test-slow test-fresh test-deploy test-images release test-release release-early verify check soak bench profile bench-quick latency report run demo fuzz clean
+.PHONY: all deps setup venv build nightly test lint test-servers test-entries test-spec test-arena test-slow test-fresh test-deploy test-images release test-release release-early verify check soak bench profile bench-quick latency report run demo fuzz clean
 
 all: build
 
 deps:
 	@scripts/deps test
+
+## nightly: the nightly workflow's steps here, in order, each run after a failed one (scripts/nightly: the
+## history from the history branch, bench, instructions, history --check, gate against the commit of 24
+## hours before, the history pushed back); QUICK=1: --quick; NIGHTLY_ENTRIES="floor rust": those only
+nightly: setup
+	scripts/nightly $(if $(QUICK),--quick)
 
 # setup: every entry's packages and the virtualenv; venv: the virtualenv with the harness's only.
 setup: deps $(VENV)/.installed

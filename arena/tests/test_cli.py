@@ -92,3 +92,12 @@ def test_report_of_an_invalid_run_names_the_key_and_exits_1(repo, tmp_path):
     (tmp_path / "run.json").write_text('{"schema": 1}')
     p = arena("--repo", str(repo), "report", str(tmp_path))
     assert p.returncode == 1 and "run_id: missing key" in p.stderr
+
+
+def test_bench_plan_prints_the_estimate_and_measures_nothing(repo, tmp_path):
+    """The plan of the available entries (gone is not: its tool is missing), then exit 0, no run."""
+    results = tmp_path / "runs"
+    p = arena("--repo", str(repo), "bench", "--plan", "--results", str(results))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("plan: 1 entries (demo) × 5 modes") and "in all, builds not counted" in p.stdout
+    assert not results.exists()

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from arena.analysis.compare import ALPHA, decide, decide_count, decide_paired
+from arena.analysis.compare import ALPHA, decide, decide_count, decide_paired, min_pairs
 
 
 def normal(rng, mean: float, n: int, sd: float = 0.02) -> list[float]:
@@ -96,3 +96,12 @@ def test_pairs_that_agree_exactly_are_no_change_and_unequal_lengths_an_error():
     assert decide_paired([5.0, 6.0, 7.0], [5.0, 6.0, 7.0]).outcome == "no change"
     with pytest.raises(ValueError):
         decide_paired([1.0, 2.0], [1.0])
+
+
+@pytest.mark.parametrize(("alpha", "pairs"), [(0.01, 8), (0.05, 6), (0.1, 5)])
+def test_min_pairs_is_the_fewest_with_which_wilcoxon_can_reach_alpha(alpha, pairs):
+    assert min_pairs(alpha) == pairs
+    one_sided = [1.0] * pairs, [1.5 + i / 100 for i in range(pairs)]  # every pair's B above its A
+    assert decide_paired(*one_sided, alpha=alpha).p < alpha
+    fewer = [x[: pairs - 1] for x in one_sided]
+    assert decide_paired(*fewer, alpha=alpha).outcome == "inconclusive"  # the same change, one pair short

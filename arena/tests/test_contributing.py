@@ -75,9 +75,10 @@ def test_the_entry_toml_the_guide_shows_is_the_examples():
 
 def test_the_entry_toml_example_loads_and_shows_every_key(tmp_path):
     (example,) = code_blocks("toml")
-    # config is a peer's (nginx, varnish), warmup_s a JIT runtime's, tier and tuned a peer's (an ours
-    # entry's tier is implied): none is a native Nim entry's
-    assert set(tomllib.loads(example)["entry"][0]) == set(KEYS) - {"config", "warmup_s", "tier", "tuned"}
+    # config is a peer's (nginx, varnish), warmup_s a JIT runtime's, tier, tuned and pipelining a peer's
+    # (an ours entry's tier is implied, and it pipelines): none is a native Nim entry's
+    peers_keys = {"config", "warmup_s", "tier", "tuned", "pipelining"}
+    assert set(tomllib.loads(example)["entry"][0]) == set(KEYS) - peers_keys
     folder = tmp_path / "servers" / "nim"
     folder.mkdir(parents=True)
     (folder / "entry.toml").write_text(example)

@@ -46,10 +46,13 @@ def table_under(page: Path, header: str) -> list[str]:
 def test_the_tables_are_what_arena_row_prints_from_the_archived_run(tmp_path):
     """The README's compact table (`arena row --compact`) and docs/results.md's whole one."""
     run_dir = archived_run(tmp_path)
-    view = build(Run.read(run_dir))
+    run = Run.read(run_dir)
+    assert readme.declared_tiers(run, REPO)  # the run predates tiers: arena row gives its peers theirs
+    view = build(run)
     syscalls = readme.syscall_counts(run_dir)
     order = readme.readme_order(view)
-    compact = [*COMPACT_HEADER.splitlines(), *(readme.compact_row(view, n, syscalls) for n in order)]
+    link = readme.readme_links(REPO)  # each entry of the compact table links to its README
+    compact = [*COMPACT_HEADER.splitlines(), *(readme.compact_row(view, n, syscalls, link) for n in order)]
     assert table_under(README, COMPACT_HEADER) == compact
     assert table_under(RESULTS, readme.HEADER) == [
         *readme.HEADER.splitlines(),
@@ -59,7 +62,9 @@ def test_the_tables_are_what_arena_row_prints_from_the_archived_run(tmp_path):
 
 
 def test_the_readme_chart_is_what_the_arena_draws_from_the_archived_run(tmp_path):
-    view = build(Run.read(archived_run(tmp_path)))
+    run = Run.read(archived_run(tmp_path))
+    readme.declared_tiers(run, REPO)
+    view = build(run)
     assert CHART.read_text() == svg.ranking_chart(view, readme.readme_order(view), readme.CAPPED) + "\n"
     assert f"]({CHART.relative_to(REPO)})" in README.read_text()
 

@@ -369,3 +369,19 @@ def test_runtime_bytes_sum_what_the_entry_needs_beside_its_artifacts(tmp_path):
     missing = GOOD.replace('version = "echo demo 1.0"', 'version = "v"\nruntime = ["/nonexistent/jre"]')
     (gone,) = load_manifest(write(tmp_path / "c", missing))
     assert runtime_bytes(gone) is None
+
+
+@pytest.mark.parametrize(
+    ("tier", "error"),
+    [("production", None), ("infrastructure", "its tier (infrastructure) is measured in pipeline16, which pipelines")],
+)
+def test_only_a_tier_measured_in_no_pipelining_mode_may_declare_no_pipelining(tmp_path, tier, error):
+    path = write(
+        tmp_path / "e", PEER.replace('kind = "peer"', f'kind = "peer"\ntier = "{tier}"') + "pipelining = false\n"
+    )
+    if error is None:
+        assert [e.pipelining for e in load_manifest(path)] == [False]
+        return
+    with pytest.raises(ManifestError) as info:
+        load_manifest(path)
+    assert info.value.key == "entry[0].pipelining" and info.value.reason.endswith(error)

@@ -23,11 +23,20 @@ def arena(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["gate", "floor"], "exactly one of --baseline REV and --aa"),
-        (["gate", "--aa", "--baseline", "HEAD", "floor"], "exactly one of --baseline REV and --aa"),
+        (["gate", "floor"], "exactly one of --baseline REV, --aa, --cmd"),
+        (["gate", "--aa", "--baseline", "HEAD", "floor"], "exactly one of --baseline REV, --aa, --cmd"),
+        (["gate", "--aa", "--cmd", "x {listen}", "--baseline-cmd", "y {listen}"], "exactly one of"),
         (["gate", "--aa", "--mode", "turbo", "floor"], "--mode"),
         (["gate", "--aa", "--pairs", "6", "--max-pairs", "5", "floor"], "--max-pairs"),
         (["gate", "--aa", "--pairs", "1", "floor"], "--pairs"),
+        (["gate", "--cmd", "x {listen}"], "'--baseline-cmd': is needed with the other one"),
+        (["gate", "--baseline-url", "http://127.0.0.1:1/"], "'--url': is needed with the other one"),
+        (["gate", "--cmd", "x", "--baseline-cmd", "y {listen}"], "'--cmd': must contain {listen} or {port}"),
+        (["gate", "--cmd", "x {listen}", "--baseline-cmd", "y {listen}", "floor"], "'--cmd': takes no ENTRY"),
+        (["gate", "--url", "ftp://h/", "--baseline-url", "http://127.0.0.1:1/"], "'--url': must start with http"),
+        (["gate", "--url", "http://h/", "--baseline-url", "http://h/", "--mode", "keepalive-capped"], "'--mode'"),
+        (["gate", "--url", "http://h/", "--baseline-url", "http://h/", "--pid", "1"], "'--pid': give --pid and"),
+        (["gate", "--aa", "--pid", "1", "--baseline-pid", "1", "floor"], "'--pid': give --pid and"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(args, words):
@@ -83,6 +92,7 @@ def test_the_timed_gate_decides_on_cpu_per_request_from_the_cgroup_and_shows_req
     cfg = gate_config("keepalive-capped", 1, 0, 10, 0.5)
     verdict = gate.timed_verdict("A", "B", cfg, Options(pairs=5, max_pairs=8), said.append)
     assert order == ["A", "B"] * 8  # paired: significance needs 8 pairs (Wilcoxon's exact p at alpha 0.01)
+    assert Options().pairs == 8  # the default is the fewest that can decide
     assert verdict.metric == "CPU per request (keepalive-capped)" and not verdict.higher_is_better
     assert verdict.ratio == pytest.approx(1.2, rel=0.01) and verdict.regression(0.05)
     assert said[0] == "  pair 1: A 10.00, B 12.00 CPU µs per request (A 1,000, B 1,000 requests/s)"
@@ -92,3 +102,15 @@ def test_the_timed_gate_decides_on_cpu_per_request_from_the_cgroup_and_shows_req
 def test_without_a_cgroup_the_gate_reads_cpu_per_request_from_proc():
     assert cost_sample(0.01, 1000.0).own_cpu_us == pytest.approx(10.0)
     assert cost_sample(0.01, 1000.0, 0.0123).own_cpu_us == pytest.approx(12.3)
+
+
+def test_the_baseline_reads_only_the_named_entries_manifests(tmp_path):
+    # an older revision's peer manifest that today's arena rejects (no tier) does not stop the gate
+    for folder in ("servers/rust", "peers/floor"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "entry.toml").write_text((REPO / folder / "entry.toml").read_text())
+    (tmp_path / "peers" / "old").mkdir()
+    (tmp_path / "peers" / "old" / "entry.toml").write_text('[[entry]]\nname = "old"\nkind = "peer"\n')
+    assert set(gate.baseline_entries(tmp_path, ["rust", "floor"])) == {"rust", "floor"}
+    with pytest.raises(GateError, match="peers/old/entry.toml cannot be read"):
+        gate.baseline_entries(tmp_path, ["old"])

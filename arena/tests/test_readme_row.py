@@ -326,7 +326,9 @@ def test_arena_row_compact_prints_the_readmes_columns_of_the_same_cells(tmp_path
     header, rule, rust = p.stdout.splitlines()
     assert f"{header}\n{rule}" == COMPACT_HEADER
     full = dict(zip(readme.COLUMNS, readme.split(RUST_ROW), strict=True))
-    assert readme.split(rust) == [full[column] for column in COMPACT_COLUMNS]
+    name, *cells = readme.split(rust)
+    assert name == "[`rust`](servers/rust/README.md)"  # linked to its README
+    assert cells == [full[column] for column in COMPACT_COLUMNS[1:]]
 
 
 def test_arena_row_of_an_entry_the_run_lacks_is_one_line_and_exit_2(tmp_path):
@@ -407,3 +409,15 @@ def test_check_takes_the_row_under_the_results_header_not_another_tables(repo):
     item = results_row(repo, RUST_ROW, make_run())
     assert item.mark == check.PASS, item.reason
     assert readme.find_row(other, "rust") is None
+
+
+def test_a_row_the_cap_distorts_is_ranked_on_its_whole_core_figure_which_its_cell_gives_first():
+    """The table's order is its first figures' order: python's capped CPU per request (13.67)
+    is 1.49x its whole core's (9.20), ranges apart, so it is ranked on 9.20, said in its cell."""
+    doc = make_run()
+    doc["samples"] += [sample("python", "keepalive", rep, 100_000, cpu) for rep, cpu in enumerate([9.0, 9.2, 9.4])]
+    v = view(doc)
+    assert readme.cells(v, "python")[2] == "9.20 (9.00–9.40) whole core; capped 13.67 (13.21–18.04)"
+    order = readme.readme_order(v)
+    firsts = [float(readme.cells(v, name)[2].split()[0]) for name in order]
+    assert order[0] == "python" and firsts == sorted(firsts)

@@ -11,10 +11,10 @@ import copy
 import json
 import re
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
+from browser import ABSENT, CHROMIUM, chromium
 from test_loads import write_loads
 
 from arena.core.model import Run
@@ -22,7 +22,6 @@ from arena.report import build, html, markdown, write_reports
 from arena.report.view import fmt_paired
 
 FIXTURE = Path(__file__).parent / "fixtures" / "run_sample.json"
-CHROMIUM = Path("/usr/bin/chromium")
 MALICIOUS_NAME = '<img src=x onerror="alert(1)">'
 MALICIOUS_TEXT = "<script>alert('pwned')</script> & | pipes"
 
@@ -221,6 +220,13 @@ def test_capped_mode_ranks_by_cpu_per_request_unless_the_cap_distorts_the_entry(
     assert java.rank_value == pytest.approx(1e6 / 19.9)  # its dedicated-core CPU per request
     assert java.basis.startswith("dedicated-core CPU per request: the cap distorts this entry")
     assert [r.entry.name for r in ranked_table(run, "keepalive-capped")][:3] == ["rust", "nginx-lua", "java-seed"]
+
+
+def test_the_ranking_chart_draws_a_distorted_row_by_its_whole_core_figure_tagged_so(run):
+    page = render_html(capped(run))
+    chart = page[page.index('<svg class="chart" data-metric="cpu_us_per_req" data-mode="keepalive-capped"') :]
+    chart = chart[: chart.index("</svg>")]
+    assert "19.9 whole core (the cap distorts it)</text>" in chart  # java-seed: not its capped 45.0
 
 
 def test_a_capped_mode_ranks_by_the_servers_cgroup_cpu_per_request_not_by_wrks_rate(run):
@@ -455,7 +461,7 @@ def test_html_charts_are_titled_svgs_one_per_metric(run):
 def test_html_has_the_markdown_tables(run):
     page = render_html(run)
     assert page.count("<table>") == 3 + 3  # one per mode, footprint, conformance, entries
-    assert '<td class="num wrap">1.03 [0.97–1.04] ±3% after 3 pairs not significant</td>' in page
+    assert '<td class="num">1.03 [0.97–1.04] ±3% after 3 pairs not significant</td>' in page
 
 
 def test_write_reports_writes_both_files(run, tmp_path):
@@ -468,36 +474,13 @@ def test_write_reports_writes_both_files(run, tmp_path):
 # headless chromium
 
 
-def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / "chromium-profile"
-    return subprocess.run(
-        [
-            str(CHROMIUM),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-
-
 def png_size(data: bytes) -> tuple[int, int]:
     """Width and height from a PNG's IHDR chunk."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
     return struct.unpack(">II", data[16:24])
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is not installed")
+@pytest.mark.skipif(not CHROMIUM.exists(), reason=ABSENT)
 def test_chromium_renders_charts_and_tables(run, tmp_path):
     write_loads(tmp_path)  # `arena latency --run` and `arena sweep --run` wrote into the run
     _, page = write_reports(view(with_floor(capped(run))), tmp_path)
@@ -583,10 +566,35 @@ def test_each_mode_of_the_report_says_in_one_sentence_what_it_ranks_on(run):
         "(the requests one CPU-second buys), not by wrk's requests/s; the ratios divide the reference's and the "
         "floor's CPU per request by the entry's, pair by pair, so above 1 is cheaper."
     )
-    heading = "## Server CPU per request: keepalive-capped (keep-alive connections, server CPU capped)"
+    heading = (
+        "## Server CPU µs per request, the README's ranking: keepalive-capped "
+        "(keep-alive connections, server CPU capped)"
+    )
     assert f"{heading}\n\n{capped_words}\n" in md
     assert "## Requests per second: keepalive (keep-alive connections)\n\nRanked by requests/s, wrk's count" in md
     assert f"<p>{capped_words}</p>".replace("'", "&#x27;") in page
+
+
+def test_the_report_leads_with_the_readmes_ranking_its_tiers_then_the_other_modes(run):
+    md = render_markdown(capped(run))
+    headings = [line for line in md.splitlines() if line.startswith("## ")]
+    assert headings[:2] == [
+        "## Server CPU µs per request, the README's ranking: keepalive-capped "
+        "(keep-alive connections, server CPU capped)",
+        "## Requests per second: keepalive (keep-alive connections)",
+    ]
+    tiers = md[md.index("Its tiers, each entry with its rank:") : md.index(headings[1])]
+    assert "- tuned, our renards" in tiers and "#1 " in tiers
+
+
+def test_a_mode_whose_every_sample_read_the_cgroup_is_titled_and_tabled_by_cpu_per_request(run):
+    for s in [s for s in run["samples"] if s["mode"] == "keepalive"]:
+        set_cpu(s, s["cpu_us_per_req"])  # an uncapped cgroup's counter read in every sample
+    md = render_markdown(run)
+    (line,) = [line for line in md.splitlines() if line.startswith("## ") and "keepalive" in line]
+    assert line == "## Server CPU µs per request: keepalive (keep-alive connections)"
+    head = md[md.index(line) :].split("\n| ", 2)[1]
+    assert head.startswith("# | entry | language | tier | CPU µs/req median (min–max) | requests/s")
 
 
 def test_failed_samples_are_reported_per_entry_and_mode_with_reason_and_log(run):

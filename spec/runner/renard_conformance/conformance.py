@@ -24,10 +24,10 @@ DEFAULT_COUNT = 21
 DEFAULT_LOCATION = "https://avatar.example.org/Renard-{n}.png"
 # After the expected responses of a `then: open` case, two pipelined GET /healthz, the second
 # asking to close (RFC 9112 §9.6): their answers are the last two responses before the EOF.
-PROBES = (
-    b"GET /healthz HTTP/1.1\r\nHost: renard.test\r\n\r\n"
-    b"GET /healthz HTTP/1.1\r\nHost: renard.test\r\nConnection: close\r\n\r\n"
-)
+# To a target that does not pipeline, the second is sent once the first is answered.
+PROBE_OPEN = b"GET /healthz HTTP/1.1\r\nHost: renard.test\r\n\r\n"
+PROBE_CLOSE = b"GET /healthz HTTP/1.1\r\nHost: renard.test\r\nConnection: close\r\n\r\n"
+PROBES = PROBE_OPEN + PROBE_CLOSE
 RESPONSE_WAIT_S = 3.0  # default wait for the expected responses after the last send
 CLOSE_WAIT_S = 2.5  # wait for EOF when a close is expected (SPEC §7.4 lingers <= 2 s)
 SEND_TIMEOUT_S = 10.0  # a server that stops reading for this long fails the case
@@ -45,6 +45,11 @@ class Target:
     location: str = DEFAULT_LOCATION
     header_timeout: float = 10.0  # seconds; the server's --header-timeout
     idle_timeout: float = 60.0  # seconds; the server's --idle-timeout
+    # Whether the server answers requests pipelined in one write. False (a peer whose library
+    # drops the requests read with the first, as cpp-httplib does): the statistical checks send
+    # one request per write and wait for its answer, and so do a `then: open` case's two
+    # probes; a vector's own requests are sent as it writes them (one that pipelines fails).
+    pipelined: bool = True
 
 
 @dataclass
@@ -120,7 +125,7 @@ def _run(case: Case, target: Target) -> Transcript:
         if len(transcript.responses) < len(expected) and not conn.closed:
             transcript.state_detail = "no further response before the wait ended"
         elif not transcript.error:
-            _settle_state(case, conn, transcript, heads, offset, deadline)
+            _settle_state(case, conn, transcript, heads, offset, deadline, target.pipelined)
         transcript.eof_at = conn.eof_at
         transcript.received = bytes(conn.received)
     finally:
@@ -129,7 +134,13 @@ def _run(case: Case, target: Target) -> Transcript:
 
 
 def _settle_state(
-    case: Case, conn: wire.Connection, transcript: Transcript, heads: list[bool], offset: int, deadline: float
+    case: Case,
+    conn: wire.Connection,
+    transcript: Transcript,
+    heads: list[bool],
+    offset: int,
+    deadline: float,
+    pipelined: bool = True,
 ) -> None:
     """After the expected responses: did the server close, keep the connection, or say more?"""
     then = case.expect["then"]
@@ -157,7 +168,12 @@ def _settle_state(
         transcript.state = "closed" if conn.closed else "unknown"
         return
     before = len(transcript.responses)
-    conn.send(PROBES, time.monotonic() + SEND_TIMEOUT_S)
+    if pipelined:
+        conn.send(PROBES, time.monotonic() + SEND_TIMEOUT_S)
+    else:  # one probe per write: the second once the first is answered (or the wait ends)
+        conn.send(PROBE_OPEN, time.monotonic() + SEND_TIMEOUT_S)
+        offset = _read_responses(conn, transcript, heads, offset, before + 1, time.monotonic() + RESPONSE_WAIT_S)
+        conn.send(PROBE_CLOSE, time.monotonic() + SEND_TIMEOUT_S)
     _read_responses(conn, transcript, heads, offset, before + 100, time.monotonic() + RESPONSE_WAIT_S)
     after = transcript.responses[before:]
     if len(after) >= 2 and not _announces_close(after[-2]) and after[-2].status == after[-1].status:
@@ -309,10 +325,17 @@ def check_redirect(target: Target) -> str:
     return ""
 
 
+def _per_write(target: Target, batch: int) -> int:
+    """Requests sent in one write: `batch`, or 1 for a target that does not pipeline."""
+    return batch if target.pipelined else 1
+
+
 def draw_unseeded(target: Target, total: int, connections: int = 3, batch: int = 100) -> list[int]:
-    """k of `total` unseeded answers, pipelined `batch` at a time over keep-alive
-    connections; a connection the server closes with `Connection: close` is replaced."""
+    """k of `total` unseeded answers, pipelined `batch` at a time (one at a time to a target
+    that does not pipeline) over keep-alive connections; a connection the server closes with
+    `Connection: close` is replaced."""
     request = f"GET / HTTP/1.1\r\n{HOST_FIELD}\r\n".encode()
+    batch = _per_write(target, batch)
     ks: list[int] = []
     conns = [wire.Connection.open(target.host, target.port) for _ in range(connections)]
     try:
@@ -387,9 +410,15 @@ def _seed_stable_outcome(target: Target) -> Outcome:
     want = reference.render_location(target.location, reference.pick(reference.find_seed(query), target.count))
     request = f"GET /?{query} HTTP/1.1\r\n{HOST_FIELD}\r\n".encode()
     seen = []
+    per_write = _per_write(target, 3)
     try:
-        for _ in range(3):
-            seen += [r.values("location")[0] if r.values("location") else None for r in _fetch(target, request, 3)]
+        for _ in range(3):  # three connections, three answers on each
+            conn = wire.Connection.open(target.host, target.port)
+            try:
+                answers = [r for _ in range(3 // per_write) for r in _fetch(target, request, per_write, conn)]
+            finally:
+                conn.close()
+            seen += [r.values("location")[0] if r.values("location") else None for r in answers]
     except (OSError, CheckError) as error:
         return Outcome(name, "fail", str(error))
     if any(value != want for value in seen):
@@ -495,6 +524,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-slow", action="store_true", help="skip cases that wait for a timeout")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead")
     parser.add_argument("--only", metavar="REGEX", help="only cases whose name matches")
+    parser.add_argument(
+        "--no-pipelining",
+        action="store_true",
+        help="the server answers one request per write: draws and probes send one at a time",
+    )
     args = parser.parse_args(argv)
     if args.only:
         try:
@@ -502,7 +536,9 @@ def main(argv: list[str] | None = None) -> int:
         except re.error as error:
             parser.error(f"--only: not a regular expression ({error})")
     host, port = args.addr
-    target = Target(host, port, args.count, args.location, args.header_timeout, args.idle_timeout)
+    target = Target(
+        host, port, args.count, args.location, args.header_timeout, args.idle_timeout, not args.no_pipelining
+    )
     outcomes = check_all(target, quick=args.quick, skip_slow=args.skip_slow, only=args.only)
     tally = {verdict: sum(o.verdict == verdict for o in outcomes) for verdict in ("pass", "alt", "fail")}
     if args.json:

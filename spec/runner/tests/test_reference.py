@@ -526,6 +526,53 @@ def test_draw_reconnects_when_the_server_closes_a_connection():
     assert len(ks) == 100 and set(ks) <= set(range(1, 22))
 
 
+# --- a server that answers one request per read (cpp-httplib's, which drops the rest) ------
+
+
+def serve_first_of_each_read(listener) -> None:
+    """Answers the first request of every read with a redirect (k cycling 1..21) and drops the
+    rest of that read, as cpp-httplib 0.11 does (a fresh read buffer per request)."""
+    import threading
+
+    def serve(client):
+        with client:
+            answered = 0
+            while data := client.recv(65536):
+                if b"\r\n\r\n" in data:
+                    answered += 1
+                    client.sendall(
+                        b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example.org/Renard-%d.png\r\n"
+                        b"Content-Length: 0\r\n\r\n" % (answered % 21 + 1)
+                    )
+
+    while True:
+        try:
+            client, _ = listener.accept()
+        except OSError:  # the test closed the listener: done
+            return
+        client.settimeout(5)
+        threading.Thread(target=serve, args=(client,), daemon=True).start()
+
+
+@pytest.mark.parametrize("pipelined", [True, False])
+def test_draw_sends_one_request_per_write_to_a_target_that_does_not_pipeline(pipelined):
+    import socket as socketlib
+    import threading
+
+    listener = socketlib.create_server(("127.0.0.1", 0))
+    target = conformance.Target("127.0.0.1", listener.getsockname()[1], pipelined=pipelined)
+    threading.Thread(target=serve_first_of_each_read, args=(listener,), daemon=True).start()
+    try:
+        if pipelined:  # ten in a write, one answer: the draw says so
+            with pytest.raises(conformance.CheckError, match="of 10 responses"):
+                conformance.draw_unseeded(target, total=10, connections=1, batch=10)
+        else:
+            ks = conformance.draw_unseeded(target, total=60, connections=2, batch=10)
+            assert len(ks) == 60 and set(ks) == set(range(1, 22))
+    finally:
+        listener.close()
+
+
 # --- the one-answer check the arena uses (check_redirect) -----------------------------------
 
 

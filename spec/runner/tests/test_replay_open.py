@@ -55,10 +55,11 @@ def close_politely(client: socket.socket) -> None:
         pass
 
 
-def serve(listener, healthz_status=200, extra_after_s=None, extra_closes=False, close_after_first=False):
+def serve(listener, healthz_status=200, extra_after_s=None, extra_closes=False, close_after_first=False, drops=False):
     """One connection: every request answered in order (a 302 for /, healthz_status for
     /healthz), closing after one that asks to; after the first answer, optionally an
-    extra 302 extra_after_s later (then closing if extra_closes), or a close."""
+    extra 302 extra_after_s later (then closing if extra_closes), or a close. drops: the rest
+    of a read after its first request is dropped, as cpp-httplib 0.11 does."""
     client, _ = listener.accept()
     with client:
         pending, answered = b"", 0
@@ -76,18 +77,21 @@ def serve(listener, healthz_status=200, extra_after_s=None, extra_closes=False, 
                     client.sendall(answer(302, extra_closes))
                     if extra_closes:
                         return close_politely(client)
+                if drops:
+                    pending = b""
             data = client.recv(65536)
             if not data:
                 return
             pending += data
 
 
-def replay_against(**behaviour) -> conformance.Outcome:
+def replay_against(pipelined=True, **behaviour) -> conformance.Outcome:
     listener = socket.create_server(("127.0.0.1", 0))
     server = threading.Thread(target=serve, args=(listener,), kwargs=behaviour, daemon=True)
     server.start()
     try:
-        return conformance.replay(GET_ROOT_THEN_OPEN, conformance.Target("127.0.0.1", listener.getsockname()[1]))
+        target = conformance.Target("127.0.0.1", listener.getsockname()[1], pipelined=pipelined)
+        return conformance.replay(GET_ROOT_THEN_OPEN, target)
     finally:
         server.join(LINGER_S + 5)
         listener.close()
@@ -115,3 +119,11 @@ def test_a_close_after_the_response_fails_an_open_case():
     outcome = replay_against(close_after_first=True)
     assert outcome.verdict == "fail"
     assert "expected the connection to stay open" in outcome.detail, outcome.detail
+
+
+@pytest.mark.parametrize("pipelined", [True, False])
+def test_a_target_that_does_not_pipeline_gets_its_probes_one_per_write(pipelined):
+    """A server that drops what a read holds after its first request answers one of two
+    pipelined probes; sent one per write (Target.pipelined False), it answers both."""
+    outcome = replay_against(pipelined=pipelined, drops=True)
+    assert outcome.verdict == ("fail" if pipelined else "pass"), outcome.detail

@@ -1,18 +1,21 @@
 """Is B different from A? The regression gate's decision (docs/arena/gate.md, "The regression gate").
 
 Two ways, by what was measured:
-- Timed samples (requests/s of interleaved runs A B A B …): a Mann–Whitney U test
-  (scipy.stats.mannwhitneyu, two-sided, exact for small samples) at `alpha`, and a
-  bootstrap 95% confidence interval of the ratio of medians (scipy.stats.bootstrap,
-  percentile method, seeded). The change is *significant* when p < alpha and the whole
-  interval lies beyond the noise floor (a ratio further from 1 than 1 + noise). It is *no
-  change* when the interval lies inside the noise floor; otherwise it is *inconclusive*
-  (the gate then adds pairs, up to a cap).
 - Paired timed samples (the gate's: A and B measured one right after the other, so that a
-  drift of the machine moves both): decide_paired judges the per-pair ratios B÷A instead, a
-  Wilcoxon signed-rank test on their logarithms (scipy.stats.wilcoxon, two-sided) and a
-  bootstrap 95% interval of their median, with the same outcomes. A drift that spreads each
-  side's samples (rust here: 9 → 7 µs per request over one run) cancels in each ratio.
+  drift of the machine moves both): decide_paired judges the per-pair ratios B÷A, a Wilcoxon
+  signed-rank test on their logarithms (scipy.stats.wilcoxon, two-sided, exact for up to 50
+  pairs without ties) at `alpha`, and a bootstrap 95% interval of their median
+  (scipy.stats.bootstrap, percentile method, 2 000 resamples, seeded). The change is
+  *significant* when p < alpha and the whole interval lies beyond the noise floor (a ratio
+  further from 1 than 1 + noise); *no change* when the interval lies inside the noise floor;
+  otherwise *inconclusive* (the gate then adds pairs, up to a cap). A drift that spreads each
+  side's samples (rust here: 9 → 7 µs per request over one run) cancels in each ratio. The
+  exact test's smallest p with n pairs is 2 / 2**n, so at alpha 0.01 it needs 8 pairs
+  (min_pairs) to call a change, while "no change" needs only the interval.
+- Unpaired timed samples: decide, a Mann–Whitney U test (scipy.stats.mannwhitneyu,
+  two-sided, exact for small samples) and the bootstrap interval of the ratio of the two
+  sides' medians, with the same outcomes; at alpha 0.01 it needs 5 samples a side. The gate
+  decided this way until 25 Nov 2026; no command uses it now (the gate's samples are paired).
 - Instruction counts (native entries, callgrind): deterministic to a fraction of a percent,
   so two counts that differ by more than COUNT_CHANGE are a change, with no statistics.
 
@@ -26,23 +29,33 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-ALPHA = 0.01  # Mann–Whitney's false-positive rate per decision
+ALPHA = 0.01  # the false-positive rate per decision (Wilcoxon's or Mann–Whitney's)
 CONFIDENCE = 0.95  # of the bootstrap interval
 COUNT_CHANGE = 0.01  # instruction counts further apart than this are a change
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """B compared with A. ratio = median(B) / median(A); lo–hi its bootstrap interval."""
+    """B compared with A. ratio: median(B) / median(A), or the median of the pairs' B ÷ A;
+    lo–hi its bootstrap interval (for a count, the ratio itself)."""
 
     metric: str  # e.g. "throughput", "instructions per request (pipeline16)"
     ratio: float
     lo: float
     hi: float
-    p: float | None  # Mann–Whitney's p; None for a count (no statistics)
+    p: float | None  # the test's p (TESTS); None for a count (no statistics)
     outcome: str  # "significant", "no change", "inconclusive"
     higher_is_better: bool = True
     pairs: int = 0
+    test: str = "count"  # a key of TESTS: how the outcome was decided
+    criterion: str = ""  # the figure's stable name (the metric without the values it quotes); "": metric
+    a: tuple[float, ...] = ()  # the samples it was decided on, A's and B's (pairs: a[i] with b[i])
+    b: tuple[float, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The criterion, stable across runs (a JUnit test case's name)."""
+        return self.criterion or self.metric
 
     @property
     def worse(self) -> bool:
@@ -68,6 +81,22 @@ class Verdict:
             f"{self.metric} {factor(self.ratio):.2f}× {direction} ({interval}, p = {self.p:.3g}, "
             f"{self.pairs} pairs), {self.outcome}"
         )
+
+
+TESTS = {  # Verdict.test -> its description, as the gate's verdict files say it
+    "wilcoxon": "Wilcoxon signed-rank on log(B/A) of the pairs, two-sided; bootstrap 95% CI of the median B/A",
+    "mann-whitney": "Mann-Whitney U, two-sided; bootstrap 95% CI of median(B)/median(A)",
+    "count": "a deterministic count: a change beyond its tolerance, no statistics",
+}
+
+
+def min_pairs(alpha: float = ALPHA) -> int:
+    """The fewest pairs with which the exact two-sided Wilcoxon signed-rank test can reach
+    p < alpha: its smallest p with n pairs (every ratio on one side) is 2 / 2**n."""
+    n = 1
+    while 2 / 2**n >= alpha:
+        n += 1
+    return n
 
 
 def factor(ratio: float) -> float:
@@ -122,7 +151,9 @@ def decide(
     lo, hi = _interval((np.asarray(b, float), np.asarray(a, float)), _median_ratio, resamples, seed)
     ratio = float(_median_ratio(np.asarray(b, float), np.asarray(a, float)))
     outcome = _outcome(p, lo, hi, noise, alpha)
-    return Verdict(metric, ratio, lo, hi, p, outcome, higher_is_better, min(len(a), len(b)))
+    return Verdict(
+        metric, ratio, lo, hi, p, outcome, higher_is_better, min(len(a), len(b)), "mann-whitney", a=tuple(a), b=tuple(b)
+    )
 
 
 def decide_paired(
@@ -146,7 +177,8 @@ def decide_paired(
     else:
         lo, hi = _interval((ratios,), np.median, resamples, seed)
     outcome = _outcome(p, lo, hi, noise, alpha)
-    return Verdict(metric, float(np.median(ratios)), lo, hi, p, outcome, higher_is_better, len(ratios))
+    median, n = float(np.median(ratios)), len(ratios)
+    return Verdict(metric, median, lo, hi, p, outcome, higher_is_better, n, "wilcoxon", a=tuple(a), b=tuple(b))
 
 
 HALF_WIDTH = 0.03  # a paired ratio is steady when its interval's half-width is within this share of it
@@ -194,7 +226,7 @@ def decide_count(a: float, b: float, metric: str, change: float = COUNT_CHANGE) 
     """Two instruction counts: a change when they differ by more than `change` (fewer is better)."""
     ratio = b / a
     outcome = "significant" if abs(ratio - 1) > change else "no change"
-    return Verdict(metric, ratio, ratio, ratio, None, outcome, higher_is_better=False, pairs=1)
+    return Verdict(metric, ratio, ratio, ratio, None, outcome, higher_is_better=False, pairs=1, a=(a,), b=(b,))
 
 
 def rank_correlation(a: list[float], b: list[float]) -> float:

@@ -1,11 +1,19 @@
-"""The history of benches, and the changes in it (docs/arena/gate.md, "The regression gate").
+"""The history of benches, and the changes in it (docs/arena/curves.md, "Latency, saturation, history").
 
 Each `arena bench` appends one line to results/history.jsonl: when, the commit it measured
-(and whether the tree had uncommitted changes), and per entry the median requests/s and CPU
-µs per request of each mode, and the instruction counts of native entries. `arena history`
-reads the series of one figure per (entry, mode) and finds where its level changed with
-E-Divisive means (MongoDB's signal-processing-algorithms, the detector their CI performance
-tracking uses): a permutation test on energy statistics, so no threshold is tuned by hand.
+(and whether the tree had uncommitted changes), and per entry and mode the median requests/s
+and CPU µs per request and the instruction counts of native entries (absolute: they belong
+to the machine), and each of them divided by the same figure of the entry's floor measured
+in the same run (`*_of_floor`: the arena's machine-independent figure, which a change of CI
+runner leaves alone). `arena history` reads the series of one figure per (entry, mode), the
+ratios by default, and finds where its level changed with E-Divisive means (MongoDB's
+signal-processing-algorithms, the detector their CI performance tracking uses): a
+permutation test on energy statistics, so no threshold is tuned by hand; instruction counts,
+deterministic, change where one differs from the one before by more than 1% (count_steps, the
+gate's rule). Each change names
+the commits between which it happened and its size as a ratio of the two levels' medians
+with a bootstrap 95% interval (compare.decide). new_changes: those the latest run makes
+appear (E-Divisive shows a new level from its second run on).
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ from pathlib import Path
 
 from ..core import results
 from ..core.model import Run
+from ..core.modes import TIERS
+from .compare import COUNT_CHANGE, decide, paired_ratio
 from .stats import group_samples, median
 
 FILE = "history.jsonl"
@@ -24,7 +34,12 @@ METRICS = {  # name -> (words, higher is better)
     "rps": ("requests/s", True),
     "cpu_us_per_req": ("CPU µs per request", False),
     "instructions": ("instructions per request", False),
+    "rps_of_floor": ("requests/s ÷ the floor's", True),
+    "cpu_of_floor": ("CPU per request ÷ the floor's", False),
+    "instructions_of_floor": ("instructions per request ÷ the floor's", False),
 }
+OF_FLOOR = {"rps": "rps_of_floor", "cpu_us_per_req": "cpu_of_floor", "instructions": "instructions_of_floor"}
+ABSOLUTE = {ratio: absolute for absolute, ratio in OF_FLOOR.items()}  # a ratio's absolute figure
 PVALUE = 0.01  # of E-Divisive's permutation test
 PERMUTATIONS = 1000
 
@@ -47,22 +62,84 @@ def commit_of(repo: Path) -> tuple[str | None, bool]:
 
 
 def summary(run: Run, commit: str | None, dirty: bool) -> dict:
-    """The history line of one run."""
+    """The history line of one run: each figure, its ratio to the floor, and for a timed ratio
+    the bootstrap 95% interval of the repetitions' paired ratios (`*_of_floor_lo`, `_hi`: the
+    entry and its floor measured in the same repetition, interleaved) when there are two or more."""
     figures: dict[str, dict] = {}
-    for (entry, mode_name), series in group_samples(run.samples).items():
+    grouped = group_samples(run.samples)
+    for (entry, mode_name), series in grouped.items():
         mine = figures.setdefault(entry, {})
         mine[mode_name] = {m: median(series[m]) for m in ("rps", "cpu_us_per_req") if series[m]}
     for e in run.entries:
         for c in e.instructions:
             figures.setdefault(e.name, {}).setdefault(c.mode, {})["instructions"] = c.per_request
+    for e in run.entries:
+        floor = run.floor_of(e)
+        if floor is None or floor is e or e.name not in figures:
+            continue
+        for mode_name, mine in figures[e.name].items():
+            theirs = figures.get(floor.name, {}).get(mode_name, {})
+            for absolute, ratio in OF_FLOOR.items():
+                if mine.get(absolute) and theirs.get(absolute):
+                    mine[ratio] = mine[absolute] / theirs[absolute]
+            pair = grouped.get((e.name, mode_name)), grouped.get((floor.name, mode_name))
+            if all(pair):
+                mine |= _rep_intervals(*pair)
     return {
         "run_id": run.run_id,
         "finished": run.finished,
         "commit": commit,
         "dirty": dirty,
         "quick": run.config.quick,
+        "tiers": {e.name: e.tier_name for e in run.entries},
         "entries": figures,
     }
+
+
+def _rep_intervals(mine, floors) -> dict[str, float]:
+    """`<ratio>_lo` and `_hi` for each timed ratio: the interval of the median of the
+    repetitions' ratios (compare.paired_ratio), the entry's and its floor's sample of one
+    repetition paired; none with fewer than two repetitions measured by both."""
+    out = {}
+    for absolute in ("rps", "cpu_us_per_req"):
+        by_rep = [
+            {s.rep: getattr(s, absolute) for s in side.samples if getattr(s, absolute)} for side in (mine, floors)
+        ]
+        reps = sorted(set(by_rep[0]) & set(by_rep[1]))
+        if len(reps) >= 2:
+            ratio = paired_ratio([by_rep[0][r] for r in reps], [by_rep[1][r] for r in reps])
+            out[f"{OF_FLOOR[absolute]}_lo"], out[f"{OF_FLOOR[absolute]}_hi"] = ratio.lo, ratio.hi
+    return out
+
+
+def backfill_line(
+    commit: str, date: str, counts: dict[str, dict[str, float]], floor: str, tiers: dict[str, str]
+) -> dict:
+    """The history line of one replayed commit (workflows/backfill.py): counts maps each entry,
+    its floor among them, to its instructions per request by mode; each other entry's count is
+    also divided by the floor's of the same commit and mode; tiers: each entry's."""
+    entries: dict[str, dict] = {}
+    for name, modes in counts.items():
+        for mode_name, value in modes.items():
+            figures = entries.setdefault(name, {}).setdefault(mode_name, {"instructions": value})
+            theirs = counts.get(floor, {}).get(mode_name)
+            if name != floor and theirs:
+                figures["instructions_of_floor"] = value / theirs
+    return {
+        "run_id": f"backfill-{commit[:12]}",
+        "finished": date,
+        "commit": commit,
+        "dirty": False,
+        "quick": False,
+        "backfill": True,
+        "tiers": {name: tiers[name] for name in counts},
+        "entries": entries,
+    }
+
+
+def dumps(line: dict) -> str:
+    """One line of a history file."""
+    return json.dumps(line, sort_keys=True) + "\n"
 
 
 def append(run: Run, repo: Path, results_dir: Path) -> Path:
@@ -70,7 +147,7 @@ def append(run: Run, repo: Path, results_dir: Path) -> Path:
     path = results_dir / FILE
     commit, dirty = commit_of(repo)
     with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(summary(run, commit, dirty), sort_keys=True) + "\n")
+        out.write(dumps(summary(run, commit, dirty)))
     return path
 
 
@@ -79,26 +156,54 @@ def read(path: Path) -> list[dict]:
     return results.read_lines(path)
 
 
+def figure(value: float) -> str:
+    """A figure in words: whole with thousands apart from 1 000 up, else 4 significant digits."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
 @dataclass
 class Change:
+    """A new level of one figure, from line `index` of the history's kept lines on."""
+
     entry: str
     mode: str
     metric: str
-    index: int  # the first line of the new level
-    run_id: str
-    commit: str | None
+    index: int  # the first point of the new level in the figure's series
+    run_id: str  # the first run at the new level
+    commit: str | None  # its commit
     before: float  # median of the level before
     after: float  # and after
+    commit_before: str | None = None  # the commit of the last run at the old level
+    lo: float | None = None  # bootstrap 95% interval of after ÷ before; None: a level of one run
+    hi: float | None = None
+    absolute: tuple[float, float] | None = None  # a ratio's absolute figure, medians before and after
+
+    @property
+    def ratio(self) -> float:
+        return self.after / self.before if self.before else float("inf")
+
+    @property
+    def better(self) -> bool:
+        return (self.ratio > 1) == METRICS[self.metric][1]
+
+    @property
+    def commits(self) -> str:
+        """The range in which it happened, git's way: old..new (12 hex digits each)."""
+        return f"{(self.commit_before or 'start')[:12]}..{(self.commit or 'no commit')[:12]}"
 
     def words(self) -> str:
-        what, higher_is_better = METRICS[self.metric]
-        ratio = self.after / self.before if self.before else float("inf")
-        better = (ratio > 1) == higher_is_better
-        commit = (self.commit or "no commit")[:12]
-        return (
-            f"{self.entry} {self.mode} {what}: {self.before:,.4g} → {self.after:,.4g} ({ratio - 1:+.1%}, "
-            f"{'better' if better else 'worse'}) from run {self.run_id}, commit {commit}"
+        what = METRICS[self.metric][0]
+        interval = "" if self.lo is None else f", 95% CI {self.lo - 1:+.1%} … {self.hi - 1:+.1%}"
+        if self.metric in COUNTS:
+            interval = ", a count: beyond 1%"
+        line = (
+            f"{self.entry} {self.mode} {what}: {figure(self.before)} → {figure(self.after)} ({self.ratio - 1:+.1%}"
+            f"{interval}, {'better' if self.better else 'worse'})"
         )
+        if self.absolute is not None:
+            absolute = METRICS[ABSOLUTE[self.metric]][0]
+            line += f" [{absolute} {figure(self.absolute[0])} → {figure(self.absolute[1])}]"
+        return f"{line} in commits {self.commits}, from run {self.run_id}"
 
 
 def series(lines: list[dict], entry: str, mode: str, metric: str) -> list[tuple[int, float]]:
@@ -128,9 +233,27 @@ def change_points(values: list[float], seed: int = 0) -> list[int]:
         np.random.set_state(state)
 
 
-def changes(lines: list[dict], entries: list[str] | None = None, include_quick: bool = False) -> list[Change]:
-    """Every change of level in every figure of the history (quick runs left out)."""
-    kept = [line for line in lines if include_quick or not line.get("quick")]
+def _kept(lines: list[dict], include_quick: bool) -> list[dict]:
+    return [line for line in lines if include_quick or not line.get("quick")]
+
+
+COUNTS = {"instructions", "instructions_of_floor"}  # deterministic: a step beyond COUNT_CHANGE is a change
+
+
+def count_steps(values: list[float]) -> list[int]:
+    """Indices where a deterministic count (instructions per request: callgrind repeats within
+    0.03% here) differs from the one before by more than compare.COUNT_CHANGE, the gate's rule:
+    no statistics, as for the gate's counts, and a level of one run is a level."""
+    return [i for i in range(1, len(values)) if values[i - 1] and abs(values[i] / values[i - 1] - 1) > COUNT_CHANGE]
+
+
+def changes(
+    lines: list[dict], entries: list[str] | None = None, include_quick: bool = False, absolute: bool = False
+) -> list[Change]:
+    """Every change of level in every figure of the history (quick runs left out): the ratios
+    to the floor (OF_FLOOR's), or with absolute=True the absolute figures."""
+    kept = _kept(lines, include_quick)
+    wanted = set(OF_FLOOR) if absolute else set(ABSOLUTE)
     keys = sorted(
         {
             (entry, mode, metric)
@@ -138,20 +261,103 @@ def changes(lines: list[dict], entries: list[str] | None = None, include_quick: 
             for entry, modes in line.get("entries", {}).items()
             for mode, figures in modes.items()
             for metric in figures
-            if metric in METRICS and (not entries or entry in entries)
+            if metric in wanted and (not entries or entry in entries)
         }
     )
     out = []
     for entry, mode, metric in keys:
         points = series(kept, entry, mode, metric)
         values = [v for _, v in points]
-        cuts = change_points(values)
+        cuts = count_steps(values) if metric in COUNTS else change_points(values)
         bounds = [0, *cuts, len(values)]
         for n, cut in enumerate(cuts):
-            before = values[bounds[n] : cut]
-            after = values[cut : bounds[n + 2]]
-            line = kept[points[cut][0]]
-            out.append(
-                Change(entry, mode, metric, cut, line["run_id"], line.get("commit"), median(before), median(after))
-            )
+            before, after = values[bounds[n] : cut], values[cut : bounds[n + 2]]
+            line, previous = kept[points[cut][0]], kept[points[cut - 1][0]]
+            change = Change(entry, mode, metric, cut, line["run_id"], line.get("commit"), median(before), median(after))
+            change.commit_before = previous.get("commit")
+            if metric not in COUNTS and len(before) >= 2 and len(after) >= 2 and min(before + after) > 0:
+                verdict = decide(before, after, noise=0.0)
+                change.lo, change.hi = verdict.lo, verdict.hi
+            if metric in ABSOLUTE:
+                plain = dict(series(kept, entry, mode, ABSOLUTE[metric]))
+                sides = [
+                    [plain[i] for i, _ in points[a:b] if i in plain]
+                    for a, b in ((bounds[n], cut), (cut, bounds[n + 2]))
+                ]
+                if all(sides):
+                    change.absolute = (median(sides[0]), median(sides[1]))
+            out.append(change)
     return out
+
+
+def new_changes(
+    lines: list[dict], entries: list[str] | None = None, include_quick: bool = False, absolute: bool = False
+) -> list[Change]:
+    """The changes the latest kept run makes appear: found with it and not without it (a change
+    of the same figure found without it, its start at most one run away, is the same change)."""
+    kept = _kept(lines, include_quick)
+    if not kept:
+        return []
+    now = changes(kept, entries, True, absolute)
+    then = changes(kept[:-1], entries, True, absolute)
+    return [
+        c
+        for c in now
+        if not any(
+            (o.entry, o.mode, o.metric) == (c.entry, c.mode, c.metric) and abs(o.index - c.index) <= 1 for o in then
+        )
+    ]
+
+
+@dataclass
+class Point:
+    """One run's value of a figure; lo–hi its interval over the run's repetitions, when known."""
+
+    run_id: str
+    commit: str | None
+    value: float
+    lo: float | None = None
+    hi: float | None = None
+
+
+@dataclass
+class Trend:
+    """One (entry, mode, figure) over the history: its points, oldest first, and its changes."""
+
+    entry: str
+    mode: str
+    metric: str
+    tier: str
+    points: list[Point]
+    changes: list[Change]
+
+
+def trends(
+    lines: list[dict], entries: list[str] | None = None, include_quick: bool = False, absolute: bool = False
+) -> list[Trend]:
+    """Every figure's trend (the ratios to the floor, or with absolute=True the absolute
+    figures), in the order of the tiers (modes.TIERS), then entry, mode and figure."""
+    kept = _kept(lines, include_quick)
+    found = changes(kept, entries, True, absolute)
+    wanted = set(OF_FLOOR) if absolute else set(ABSOLUTE)
+    keys = {
+        (entry, mode, metric)
+        for line in kept
+        for entry, modes in line.get("entries", {}).items()
+        for mode, figures in modes.items()
+        for metric in figures
+        if metric in wanted and (not entries or entry in entries)
+    }
+    tiers = {entry: tier for line in kept for entry, tier in line.get("tiers", {}).items()}
+    out = []
+    for entry, mode, metric in keys:
+        points = []
+        for line in kept:
+            figures = line.get("entries", {}).get(entry, {}).get(mode, {})
+            if metric in figures:
+                lo, hi = figures.get(f"{metric}_lo"), figures.get(f"{metric}_hi")
+                points.append(Point(line["run_id"], line.get("commit"), float(figures[metric]), lo, hi))
+        mine = [c for c in found if (c.entry, c.mode, c.metric) == (entry, mode, metric)]
+        out.append(Trend(entry, mode, metric, tiers.get(entry, "peer"), points, mine))
+    rank = {tier: i for i, tier in enumerate(TIERS)}
+    return sorted(out, key=lambda t: (rank.get(t.tier, len(TIERS)), t.entry, t.mode, t.metric))

@@ -77,6 +77,12 @@ from .options import connections_option, duration_option, parse_modes
     default=None,
     help="With --url: its process on this host, whose tree's CPU and memory are then measured.",
 )
+@click.option(
+    "--plan",
+    "plan_only",
+    is_flag=True,
+    help="Print the plan (entries, modes, samples, the estimated duration) and exit: nothing is built or measured.",
+)
 @click.pass_context
 def bench_cmd(
     ctx,
@@ -99,6 +105,7 @@ def bench_cmd(
     mix_name,
     url,
     pid,
+    plan_only,
 ):
     """Benchmark ENTRIES (default: all available) and write results/<run-id>/."""
     chosen_modes = parse_modes(modes, MODES)
@@ -116,7 +123,7 @@ def bench_cmd(
         startup_runs=1 if quick else 3,
         mix=mix_name,
     )
-    for tool in ("wrk", "taskset"):
+    for tool in () if plan_only else ("wrk", "taskset"):  # a plan needs neither
         if not shutil.which(tool):
             raise Failure(f"{tool} is not on PATH")
     if pid is not None and url is None:
@@ -142,6 +149,10 @@ def bench_cmd(
         every = load_entries(ctx, entries)
         chosen = every if entries else [e for e in every if e.name in ("floor", reference) and e.available]
         chosen.append(outsider)
+    if plan_only:  # the estimate arena bench prints before it starts, unavailable entries left out
+        usable = [e for e in chosen if e.available]
+        click.echo(plan.words(usable, cfg, plan.estimate(usable, cfg, not no_verify)))
+        return
     outcome = run_bench(
         ctx.obj["repo"], chosen, cfg, verify=not no_verify, results_dir=results_dir or ctx.obj["repo"] / "results"
     )

@@ -2,10 +2,11 @@
 (default results/latest) and the system-call counts written into it (RUN/syscalls/syscalls.json,
 when there), in its columns and formats (report/readme.py): the header once, then one line per
 entry, in the order given; no NAME: every entry in the README's order. --compact: the README's
-compact table instead. Then, when some of those rows are production entries whose tuned renard
-the run measured, the price of the idiom's table (report/idiom.py), each entry linked to its
-README. --chart FILE also writes the picture of those rows (report/svg.ranking_chart), the
-README's docs/results.svg."""
+compact table instead, each entry linked to its README. Then, when some of those rows are
+production entries whose tuned renard the run measured, the price of the idiom's table
+(report/idiom.py), each entry linked to its README. --chart FILE also writes the picture of
+those rows (report/svg.ranking_chart), the README's docs/results.svg. A run recorded before tiers
+gets each peer's tier from its entry.toml here (said on stderr)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ import click
 
 from ..core.columns import COMPACT_HEADER
 from ..core.model import Run
-from ..entries.manifest import ManifestError, discover
 from ..report import build, idiom, readme, svg
 from .common import Failure
 
@@ -56,33 +56,27 @@ def row_cmd(ctx, names, run_path, chart_path, compact):
         syscalls = readme.syscall_counts(path if path.is_dir() else path.parent)
     except ValueError as err:
         raise Failure(str(err)) from None
-    view = build(run)
     absent = [n for n in names if run.entry(n) is None]
     if absent:
         known = ", ".join(e.name for e in run.entries)
         raise click.BadParameter(f"run {run.run_id} has no entry {absent[0]!r} (it has {known})", param_hint="'NAME'")
+    undeclared = readme.declared_tiers(run, ctx.obj["repo"])
+    if undeclared:
+        said = ", ".join(undeclared)
+        click.echo(f"arena: run {run.run_id} predates tiers: {said} from their entry.toml", err=True)
+    view = build(run)
     if run.config.quick:
         click.echo(f"arena: run {run.run_id} is a quick run: its figures are not for the README", err=True)
     if chart_path is not None and not chart_path.parent.is_dir():
         raise click.BadParameter(f"{chart_path.parent}: no such directory", param_hint="'--chart'")
     order = list(names) or readme.readme_order(view)
+    link = readme.readme_links(ctx.obj["repo"])
     click.echo(COMPACT_HEADER if compact else readme.HEADER)
-    for name in order:
-        click.echo((readme.compact_row if compact else readme.row)(view, name, syscalls))
+    for name in order:  # the README's compact rows link each entry to its README
+        click.echo(readme.compact_row(view, name, syscalls, link) if compact else readme.row(view, name, syscalls))
     prices = [p for p in idiom.prices(view) if p.production.name in order]
     if prices:
         click.echo()
-        link = readme_links(ctx.obj["repo"])
         click.echo("\n".join(idiom.markdown_of(view, prices, link)))
     if chart_path is not None:
         chart_path.write_text(svg.ranking_chart(view, order, readme.CAPPED) + "\n")
-
-
-def readme_links(repo: Path):
-    """name(entry) for the price table: [`name`](its folder's README.md, from the repository's
-    root) for an entry declared here, else `name`."""
-    try:
-        folders = {e.name: e.folder.relative_to(repo) for e in discover(repo)}
-    except (ManifestError, ValueError):
-        folders = {}
-    return lambda name: f"[`{name}`]({folders[name]}/README.md)" if name in folders else f"`{name}`"

@@ -65,7 +65,8 @@ def verify_entry(
     repo: Path, entry: Entry, quick: bool = False, cpus: str | None = None, timeout_s: float = RUNNER_TIMEOUT_S
 ) -> EntryVerdicts:
     """Starts the entry with the spec's default count, location and timeouts (one thread),
-    runs every case except those that wait for a timeout, stops it. A runner that does not
+    runs every case except those that wait for a timeout (the statistical draws one request per
+    write to an entry that declares `pipelining = false`), stops it. A runner that does not
     finish within timeout_s is reported as this entry's error (the entry is stopped)."""
     launch = Launch(
         port=free_port(), count=conformance.DEFAULT_COUNT, location=conformance.DEFAULT_LOCATION, threads=1, cpus=cpus
@@ -74,7 +75,9 @@ def verify_entry(
         server = launch_ready(entry, launch)
     except StartError as e:
         return EntryVerdicts(entry, [], str(e))
-    target = conformance.Target(host=launch.host, port=server.port, count=launch.count, location=launch.location)
+    target = conformance.Target(
+        host=launch.host, port=server.port, count=launch.count, location=launch.location, pipelined=entry.pipelining
+    )
     done: dict = {}
 
     def work():

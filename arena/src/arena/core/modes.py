@@ -55,6 +55,11 @@ class Mode:
         return self.dedicated is not None
 
     @property
+    def pipelines(self) -> bool:
+        """wrk sends several requests in one write (a pipelining request() script)."""
+        return self.script == "pipeline.lua"
+
+    @property
     def connects_per_request(self) -> bool:
         """wrk opens a new connection for each request (the close modes)."""
         return "Connection: close" in self.wrk_args

@@ -318,4 +318,16 @@ def decide(a: list[Count], b: list[Count]) -> compare.Verdict:
         f"same within ±{tolerance(a, b):.2f})"
     )
     pairs = min(len(a), len(b))
-    return compare.Verdict(metric, ratio, ratio, ratio, None, outcome, higher_is_better=False, pairs=pairs)
+    return compare.Verdict(
+        metric,
+        ratio,
+        ratio,
+        ratio,
+        None,
+        outcome,
+        higher_is_better=False,
+        pairs=pairs,
+        criterion=f"system calls per request ({a[0].mode})",
+        a=tuple(c.request_calls for c in a),
+        b=tuple(c.request_calls for c in b),
+    )

@@ -18,7 +18,7 @@ from typing import Annotated, get_args, get_type_hints
 
 from pydantic import AfterValidator, ConfigDict, Field, Strict, ValidationError
 
-from ..core.modes import KIND_TIERS, KINDS, PEER_TIERS
+from ..core.modes import KIND_TIERS, KINDS, MODES, PEER_TIERS, runs_in
 from ..core.schema import adapter
 
 READY_MODES = ("listening", "port")
@@ -115,6 +115,10 @@ class Entry:
     # A production entry's tuned renard of the same language (an entry of kind ours): the
     # price of the idiom is this entry's CPU per request divided by that one's.
     tuned: Annotated[Text, _must(NAME_RE.match, "must name an entry, [a-z0-9-]+")] | None = None
+    # Whether it answers requests pipelined in one write. false: its library drops the requests
+    # read with the first (cpp-httplib 0.11), so `arena verify` draws its core route one request
+    # per write, and only a tier measured in no pipelining mode (modes.TIER_MODES) may say so.
+    pipelining: Flag = True
     folder: Path = field(init=False)
     manifest: Path = field(init=False)
     missing: list[str] = field(init=False, default_factory=list)  # required executables not on PATH
@@ -179,6 +183,10 @@ def _entry(path: Path, index: int, table: object) -> Entry:
     if entry.tuned is not None and entry.tier != "production":
         raise ManifestError(path, f"{where}.tuned", "only a production peer names a tuned renard")
     entry.tier = entry.tier or KIND_TIERS[entry.kind]
+    pipelined_modes = [m.name for m in MODES.values() if m.pipelines and runs_in(entry.tier, m.name)]
+    if not entry.pipelining and pipelined_modes:
+        why = f"its tier ({entry.tier}) is measured in {', '.join(pipelined_modes)}, which pipelines"
+        raise ManifestError(path, f"{where}.pipelining", f"false only for a tier measured in no pipelining mode: {why}")
     if entry.config is not None:
         template = path.parent / entry.config
         if not template.is_file():

@@ -57,6 +57,7 @@ ready = "port"                     # the arena waits for the port (or "listening
 apt = []                           # Debian packages it needs
 # warmup_s = 10                   # a JIT runtime: seconds of load its throughput needs to settle
 # floor = "floor-uring"           # the floor of its I/O mechanism (default "floor", epoll): its ratios' divisor
+# pipelining = false              # production: its library drops pipelined requests (say why in its README)
 """
 
 README = """\

@@ -15,14 +15,13 @@ body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1d1f;
  max-width:1180px;margin:2em auto;padding:0 1.2em}
 h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:14px}
-th,td{border-bottom:1px solid #e3e3e3;padding:.3em .65em;text-align:left;vertical-align:top}
+th,td{border-bottom:1px solid #e3e3e3;padding:.3em .65em;text-align:left;vertical-align:top;white-space:nowrap}
 th{background:#f4f5f7;font-weight:600;font-size:13px}th.num{text-align:right}
-td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.name{white-space:nowrap}td.wrap{white-space:normal;min-width:9em}.scroll{overflow-x:auto}
+td.num{text-align:right;font-variant-numeric:tabular-nums}.scroll{overflow-x:auto}
 tr.muted td{color:#888;font-style:italic}
 .warnings{background:#fff6dc;border-left:4px solid #d9a400;padding:.4em 1em .4em 2em}
 .note{color:#8a5a00}
-svg.chart{display:block;max-width:100%;height:auto;margin:1em 0;font-size:12px}
+svg.chart{display:block;width:100%;height:auto;margin:1em 0;font-size:12px}
 svg .heading{font-weight:600;font-size:13px}svg .label{font-size:12px}svg .tick{fill:#555;font-size:11px}
 svg .grid{stroke:#e6e6e6}svg .whisker{stroke:#222;stroke-width:1.2;fill:none}
 svg .value{fill:#333;font-size:11px}svg .missing{fill:#888;font-style:italic}
@@ -31,15 +30,7 @@ svg .value{fill:#333;font-size:11px}svg .missing{fill:#888;font-style:italic}
 
 def table(t: Table) -> str:
     def cell(tag: str, i: int, text: str) -> str:
-        cls = (
-            ' class="num wrap"'
-            if i in t.wrap
-            else ' class="num"'
-            if i in t.numeric
-            else ' class="name"'
-            if t.headers[i] == "entry"
-            else ""
-        )
+        cls = ' class="num"' if i in t.numeric else ' class="name"' if t.headers[i] == "entry" else ""
         return f"<{tag}{cls}>{html.escape(text)}</{tag}>"
 
     head = "".join(cell("th", i, h) for i, h in enumerate(t.headers))

@@ -5,7 +5,8 @@ has no figure (a mode it did not measure, instructions of an entry valgrind cann
 
 The columns, each from one mode of the view or a count written into the run:
 - keep-alive, capped: CPU µs/req, req/s, × nginx, of floor: keepalive-capped, whose rank the
-  table follows (view.py): the server's own CPU µs per request from its cgroup, then wrk's
+  table follows (view.py): the server's own CPU µs per request from its cgroup (for a row the
+  cap distorts, the whole core's it is ranked on, said, then the capped one), then wrk's
   requests/s, then the ratios of the CPU figure oriented so that above 1 is cheaper (the
   reference's CPU per request ÷ the entry's; the entry's own floor's ÷ the entry's, the floor
   named when it is not the default one), each from pairs of samples taken in the same round
@@ -26,6 +27,8 @@ keeps it, with that warning).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..analysis.compare import PairedRatio
@@ -35,8 +38,9 @@ from ..core.model import EntryRecord, Run
 from ..core.modes import MODES
 from ..counts.syscalls import EntryCounts
 from ..counts.syscalls import load as load_syscalls
+from ..entries.manifest import ManifestError, discover
 from . import format as fmt
-from .view import Row, View, counted, fmt_paired, startup
+from .view import Row, View, counted, fmt_paired, ranked_cpu, startup
 
 FIRST = ("php-fpm",)  # the script renard replaces comes first; then the ranking by capped keep-alive
 CAPPED, KEEPALIVE, PIPELINED, CLOSE_CAPPED = "keepalive-capped", "keepalive", "pipeline16", "close-capped"
@@ -74,6 +78,16 @@ def cost(summary: Summary | None) -> str:
     if summary is None:
         return NONE
     return f"{summary.median:.2f} ({summary.lo:.2f}–{summary.hi:.2f})"
+
+
+def ranked_cost(view: View, row: Row | None) -> str:
+    """The ranking column's cell: the figure the row is ranked on first (ranked_cpu), so that the
+    table's order is its cells' order; a row the cap distorts says so and gives its capped figure:
+    9.80 (9.51–10.02) whole core; capped 15.75 (15.01–16.44)."""
+    figure, whole = ranked_cpu(view, row)
+    if not whole:
+        return cost(figure)
+    return f"{cost(figure)} whole core; capped {cost(row.cpu)}"
 
 
 def cost_and_rate(row: Row | None) -> str:
@@ -164,7 +178,7 @@ def cells(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None)
     return [
         f"`{fmt.text(name)}`",
         fmt.text(entry.tier_name),
-        cost(capped.cpu if capped else None),
+        ranked_cost(view, capped),
         spread(capped.summary("rps") if capped else None),
         times_reference(capped),
         of_floor(capped, view.run),
@@ -179,10 +193,14 @@ def cells(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None)
     ]
 
 
-def compact_cells(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None) -> list[str]:
-    """NAME's row of the README's compact table: the full row's cells of COMPACT_COLUMNS."""
+def compact_cells(
+    view: View, name: str, syscalls: dict[str, EntryCounts] | None = None, link: Callable[[str], str] | None = None
+) -> list[str]:
+    """NAME's row of the README's compact table: the full row's cells of COMPACT_COLUMNS; link(name),
+    when given, writes the first (the README's: the entry linked to its own README)."""
     full = dict(zip(COLUMNS, cells(view, name, syscalls), strict=True))
-    return [full[column] for column in COMPACT_COLUMNS]
+    out = [full[column] for column in COMPACT_COLUMNS]
+    return [link(name), *out[1:]] if link else out
 
 
 def line(row_cells: list[str]) -> str:
@@ -194,9 +212,11 @@ def row(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None) -
     return line(cells(view, name, syscalls))
 
 
-def compact_row(view: View, name: str, syscalls: dict[str, EntryCounts] | None = None) -> str:
-    """NAME's line of the README's compact table; raises KeyError when the run has no NAME."""
-    return line(compact_cells(view, name, syscalls))
+def compact_row(
+    view: View, name: str, syscalls: dict[str, EntryCounts] | None = None, link: Callable[[str], str] | None = None
+) -> str:
+    """NAME's line of the README's compact table (link: compact_cells'); raises KeyError when the run has no NAME."""
+    return line(compact_cells(view, name, syscalls, link))
 
 
 def split(readme_line: str) -> list[str]:
@@ -228,9 +248,12 @@ def find_row(text: str, name: str) -> str | None:
             under = True
         elif not line.startswith("|"):
             under = False
-        elif under and split(line)[0] == f"`{name}`":
+        elif under and NAME_CELL.sub(r"\1", split(line)[0]) == f"`{name}`":
             return line
     return None
+
+
+NAME_CELL = re.compile(r"^\[(`[^`]+`)\]\([^)]*\)$")  # [`name`](its README): the name linked
 
 
 NOT_IN_RUN = (NONE, f"{NONE} · {NONE}")  # a cell the run holds no figure for
@@ -247,3 +270,28 @@ def stale(readme_line: str, expected: list[str]) -> list[tuple[str, str, str]]:
         if expected[i] not in NOT_IN_RUN and mine != expected[i]:
             out.append((column, mine, expected[i]))
     return out
+
+
+def declared_tiers(run: Run, repo: Path) -> list[str]:
+    """Gives each peer of a run recorded before tiers (no `tier`) the tier its entry.toml declares
+    here (a classification, not a figure: the run's own shows "peer"); the entries so named."""
+    try:
+        declared = {e.name: e.tier for e in discover(repo)}
+    except ManifestError:
+        return []
+    named = []
+    for record in run.entries:
+        if record.kind == "peer" and record.tier is None and declared.get(record.name):
+            record.tier = declared[record.name]
+            named.append(f"{record.name}'s ({record.tier})")
+    return named
+
+
+def readme_links(repo: Path):
+    """name(entry) for the compact and price tables: [`name`](its folder's README.md, from the repository's
+    root) for an entry declared here, else `name`."""
+    try:
+        folders = {e.name: e.folder.relative_to(repo) for e in discover(repo)}
+    except (ManifestError, ValueError):
+        folders = {}
+    return lambda name: f"[`{name}`]({folders[name]}/README.md)" if name in folders else f"`{name}`"

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import svg, tables
+from .readme import CAPPED
 from .tables import Table
-from .view import View
+from .view import ModeView, View
 from .warnings import WarningGroup, grouped
 
 
@@ -74,20 +75,23 @@ Block = Heading | Text | Links | Lines | Chart | Warnings | Failing | OwnReport 
 
 
 def blocks(view: View, loads: list[tables.Part] = ()) -> list[Block]:
-    """The report in order: the answer first (each mode's ranking), then how it was measured,
-    its warnings and the rest. loads: the latency and sweep measurements of this run."""
+    """The report in order: the answer first (the README's ranking, its tiers, the price of the
+    idiom, then each other mode's ranking), then how it was measured, its warnings and the rest.
+    loads: the latency and sweep measurements of this run."""
     out: list[Block] = [Heading(1, tables.title(view))]
-    for mv in view.modes:
-        out += [Heading(2, tables.mode_heading(mv)), Text(mv.ranks_on)]
-        if mv.reference_problem:
-            out.append(Text(f"Note: {mv.reference_problem}.", note=True))
-        out += [tables.mode_table(view, mv), Chart(lambda mv=mv: svg.rps_chart(mv))]
-        if mv.mode.timed:
-            out.append(Chart(lambda mv=mv: svg.latency_chart(mv)))
+    # The README's ranking first (capped keep-alive), with its tiers and the price of the idiom;
+    # then every other mode in the run's order.
+    lead = next((mv for mv in view.modes if mv.mode.name == CAPPED), None)
+    if lead is not None:
+        tiers = [Text("Its tiers, each entry with its rank:"), Lines(tables.tier_lines(lead))]
+        out += [Heading(2, tables.ranking_heading(lead)), *mode_blocks(view, lead, tiers)]
     prices = tables.idiom_table(view)
     if prices is not None:
         out += [Heading(2, "The price of the idiom: production ÷ tuned CPU per request"), Text(tables.IDIOM_WORDS)]
         out.append(prices)
+    for mv in view.modes:
+        if mv is not lead:
+            out += [Heading(2, tables.mode_heading(mv)), *mode_blocks(view, mv)]
     out += [Heading(2, "CPU cost"), Chart(lambda: svg.efficiency_chart(view)), Chart(lambda: svg.cpu_chart(view))]
     out += [Heading(2, "Machine"), Lines(tables.machine_lines(view)), Heading(2, "Method")]
     out += [Lines(tables.method_lines(view), paragraph=True), Heading(2, "Warnings"), Warnings(grouped(view))]
@@ -109,6 +113,17 @@ def blocks(view: View, loads: list[tables.Part] = ()) -> list[Block]:
         out += [Heading(3, "By section of the spec"), Links(words, tables.section_links()), matrix]
         out += [Failing(entry, failures) for entry, failures in tables.failing_cases(view)]
     return out + [Heading(2, "Entries"), tables.entries_table(view)]
+
+
+def mode_blocks(view: View, mv: ModeView, after_table: list[Block] = ()) -> list[Block]:
+    """A mode's ranking under its heading: what it ranks on, its table (then after_table), its charts."""
+    out: list[Block] = [Text(mv.ranks_on)]
+    if mv.reference_problem:
+        out.append(Text(f"Note: {mv.reference_problem}.", note=True))
+    out += [tables.mode_table(view, mv), *after_table, Chart(lambda: svg.rps_chart(mv, view))]
+    if mv.mode.timed:
+        out.append(Chart(lambda: svg.latency_chart(mv)))
+    return out
 
 
 def sections(parts: list[tables.Section], level: int) -> list[Block]:

@@ -14,7 +14,7 @@ from ..analysis.stats import StatsError, Summary, ratio, summarize
 from ..stack.run import BASELINE, MODES, TARGETS, StackRun, StackSample
 from . import format as fmt
 from .standalone import write_report
-from .svg import Bar, Group, bar_chart
+from .svg import REPORT_W, Bar, Group, bar_chart
 from .tables import Part, Section, Table
 
 HEADING = "Behind nginx with TLS: the deployed path"
@@ -101,7 +101,9 @@ def mode_section(record: StackRun, mode: str) -> Section:
                 [Bar("CPU µs/req", cpu.median if cpu else None, cpu and cpu.lo, cpu and cpu.hi, note="no samples")],
             )
         )
-    chart = bar_chart(f"CPU µs per request of the whole stack: {mode}", "stack_cpu_us_per_req", bars, fmt.us, mode)
+    chart = bar_chart(
+        f"CPU µs per request of the whole stack: {mode}", "stack_cpu_us_per_req", bars, fmt.us, mode, width=REPORT_W
+    )
     words = MODES[mode].words if mode in MODES else mode
     return Section(f"{mode}: {words}", table, [chart])
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..analysis.stats import summarize
 from ..conformance.sections import SECTIONS
-from ..core.modes import STEAL_LIMIT
+from ..core.modes import STEAL_LIMIT, TIERS
 from ..load.mix import words as mix_words
 from . import format as fmt
 from . import idiom
@@ -20,7 +20,6 @@ class Table:
     headers: list[str]
     rows: list[list[str]]
     numeric: set[int] = field(default_factory=set)  # right-aligned column indices
-    wrap: set[int] = field(default_factory=set)  # numeric columns whose text may wrap in HTML
     muted: set[int] = field(default_factory=set)  # row indices shown greyed (no figures)
 
 
@@ -46,19 +45,60 @@ class Part:
 
 
 def mode_heading(mv: ModeView) -> str:
-    """A mode's heading, naming the figure it ranks on: requests per second, or, capped, CPU per request."""
-    figure = "Server CPU per request" if mv.mode.capped else "Requests per second"
-    return f"{figure}: {mv.mode.name} ({mv.mode.words})"
+    """A mode's heading, naming the figure it ranks on (view.ranked_figure): the server's CPU per
+    request where the run read it, else requests per second."""
+    return f"{mv.figure}: {mv.mode.name} ({mv.mode.words})"
+
+
+def ranking_heading(mv: ModeView) -> str:
+    """The heading of the mode the README ranks on, which the report leads with."""
+    return f"{mv.figure}, the README's ranking: {mv.mode.name} ({mv.mode.words})"
+
+
+# What each tier is, as the ranking's lines say it (modes.TIERS; "peer": a run before tiers).
+TIER_WORDS = {
+    "tuned": "our renards, the spec written by hand (own event loop, parser and responses)",
+    "production": "a language's usual server, as its users write it",
+    "infrastructure": "a server run as it comes, configured",
+    "floor": "the design's limit, not a conforming server, not ranked",
+    "peer": "what people run instead (a run recorded before tiers)",
+}
+
+
+def tier_lines(mv: ModeView) -> list[str]:
+    """One line per tier of the mode's rows, in modes.TIERS order: what the tier is, then its
+    entries in the mode's order, each with its rank (#3 rust; – where not ranked)."""
+    by_tier: dict[str, list[str]] = {}
+    for row in mv.rows:
+        rank = "–" if row.rank is None else f"#{row.rank}"
+        by_tier.setdefault(row.entry.tier_name, []).append(f"{rank} {fmt.text(row.entry.name)}")
+    order = [*TIERS, *sorted(set(by_tier) - set(TIERS))]
+    return [f"{t}, {TIER_WORDS.get(t, t)}: {', '.join(by_tier[t])}" for t in order if t in by_tier]
 
 
 def mode_table(view: View, mv: ModeView) -> Table:
-    """The ranked table of one mode."""
-    table = Table(fmt.headings(view.reference), [], numeric={i for i, c in enumerate(fmt.COLUMNS) if c[1]}, wrap={5, 6})
+    """The ranked table of one mode; where it ranks on the server's CPU per request, that column
+    comes right after the tier (before requests/s), so that the figure ranked on is read first."""
+    order = list(range(len(fmt.COLUMNS)))
+    if mv.figure.startswith("Server CPU"):
+        order.remove(CPU_COLUMN)
+        order.insert(order.index(RPS_COLUMN), CPU_COLUMN)
+    headings = fmt.headings(view.reference)
+    numeric = {n for n, i in enumerate(order) if fmt.COLUMNS[i][1]}
+    table = Table([headings[i] for i in order], [], numeric=numeric)
     for row in mv.rows:
         if row.reason is not None:
             table.muted.add(len(table.rows))
-        table.rows.append(fmt.row_cells(row))
+            table.rows.append(fmt.row_cells(row))  # its reason stays in the 5th cell
+        else:
+            cells = fmt.row_cells(row)
+            table.rows.append([cells[i] for i in order])
     return table
+
+
+# fmt.COLUMNS' indices of the server's CPU µs per request and of requests/s
+CPU_COLUMN = next(i for i, c in enumerate(fmt.COLUMNS) if c[0].startswith("CPU µs/req"))
+RPS_COLUMN = next(i for i, c in enumerate(fmt.COLUMNS) if c[0].startswith("requests/s"))
 
 
 IDIOM_WORDS = (

@@ -69,6 +69,7 @@ class Row:
     cpu_values: list[float] = field(default_factory=list)  # own_cpu_us() of the series, in repetition order
     cap_cost: Ratio | None = None  # capped CPU per request ÷ dedicated-core CPU per request
     cap_dedicated_reps: int = 0  # repetitions of the dedicated-core figure cap_cost divides by
+    dedicated_mode: str | None = None  # the mode cap_cost's dedicated-core figure is from
     instructions: InstructionCount | None = None  # callgrind's count for this mode's load (native entries)
     instructions_of_floor: float | None = None  # ÷ the floor's count in the same mode
     floor: EntryRecord | None = None  # the floor of_floor divides by: the entry's own (Run.floor_of)
@@ -117,6 +118,7 @@ class ModeView:
     rows: list[Row]  # ranked rows, then the floor, then rows without figures
     reference_problem: str | None  # why no ratios are shown in this mode
     ranks_on: str = ""  # what this mode ranks and compares on, in one sentence
+    figure: str = "Requests per second"  # what it ranks on, in a heading's words (ranked_figure)
 
 
 @dataclass
@@ -237,6 +239,13 @@ def ranks_on(run: Run, mode: Mode) -> str:
     )
 
 
+def ranked_figure(run: Run, mode: Mode) -> str:
+    """What mode ranks on, as a heading names it (ranks_on's sentence, in three words)."""
+    if run.config.cap_problem is not None:
+        return "Requests per server CPU-second"
+    return "Server CPU µs per request" if on_cpu(run, mode) else "Requests per second"
+
+
 def reference_problem(run: Run, groups: dict, mode: Mode, reference: str) -> str | None:
     """Plain words saying why ratios to `reference` cannot be shown in `mode`; None if they can."""
     entry = run.entry(reference)
@@ -286,6 +295,7 @@ def _rank_basis(row: Row, view: View, mode: Mode) -> None:
         row.basis = figure + " (no dedicated-core figure to compare)" + bound
         return
     row.cap_cost = ratio(capped, dedicated_cpu)
+    row.dedicated_mode = mode.dedicated
     row.cap_dedicated_reps = len(dedicated_cpu)
     if row.distorted:
         row.rank_value = 1e6 / median(dedicated_cpu)
@@ -300,6 +310,16 @@ def _rank_basis(row: Row, view: View, mode: Mode) -> None:
         )
     else:
         row.basis = figure + bound
+
+
+def ranked_cpu(view: View, row: Row | None) -> tuple[Summary | None, bool]:
+    """(the CPU µs per request a capped mode's row is ranked on, whether it is the whole core's):
+    its capped figure, or for a row the cap distorts its dedicated core's (_rank_basis)."""
+    if row is None:
+        return None, False
+    dedicated = view.groups.get((row.entry.name, row.dedicated_mode)) if row.distorted else None
+    whole = own_cpu_us(dedicated) if dedicated else []
+    return (summarize(whole), True) if whole else (row.cpu, False)
 
 
 def counted(entry: EntryRecord | None, mode: Mode) -> InstructionCount | None:
@@ -345,7 +365,8 @@ def mode_view(view: View, mode: Mode) -> ModeView:
     for rank, row in enumerate(ranked, start=1):
         row.rank = rank
     rest = [r for r in rows if r.rank is None]
-    return ModeView(mode, ranked + sorted(rest, key=lambda r: r.reason is not None), problem, ranks_on(run, mode))
+    ordered = ranked + sorted(rest, key=lambda r: r.reason is not None)
+    return ModeView(mode, ordered, problem, ranks_on(run, mode), ranked_figure(run, mode))
 
 
 def rank(run: Run, reference: str | None = None) -> View:

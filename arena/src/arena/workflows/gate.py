@@ -1,7 +1,12 @@
 """`arena gate`: did a change make an entry slower? (docs/arena/gate.md, "The regression gate")
 
 A is the entry at a baseline revision (built in a git worktree of it) or, with --aa, the
-working tree itself (an A/A run: the machine's noise floor); B is the working tree.
+working tree itself (an A/A run: the machine's noise floor); B is the working tree. Or A and
+B are servers the arena did not build (run_outside_gate): two command lines it starts
+(outside.py: --baseline-cmd, --cmd), judged by the CPU of each server's process tree per
+request, or two running servers (remote.py: --baseline-url, --url), judged by the client's
+requests/s alone, since their CPU is not known here, unless their processes are named (--pid,
+--baseline-pid: then by the CPU of each one's process tree).
 
 - A native entry (entry.toml `native = true`) with valgrind here is compared by its
   instructions per request under callgrind in both loads (instructions.py): deterministic,
@@ -10,7 +15,7 @@ working tree itself (an A/A run: the machine's noise floor); B is the working tr
   interleaved A B A B …, compared by the server's CPU time per request (its cgroup's counter
   in a capped mode, else /proc; requests/s is said beside, deciding nothing), at least
   `pairs` pairs; compare.decide_paired (each pair's ratio B÷A, so that the machine's drift
-  cancels; significance needs 8 pairs at the default alpha) tells significant, no change
+  cancels; significance needs compare.min_pairs(), 8 at alpha 0.01) tells significant, no change
   or inconclusive; an inconclusive result adds one pair at a time up to `max_pairs`, and then
   the answer is "inconclusive", never a guess.
 - Every entry, with strace here (unless `syscalls` is off): system calls per request under
@@ -19,7 +24,8 @@ working tree itself (an A/A run: the machine's noise floor); B is the working tr
   background, plus the spread of a side's own two counts: 0 for a native entry, the
   scheduler's or JIT's variation for a runtime) are a change, with no statistics.
 
-The exit status is 1 when any entry regressed significantly beyond the threshold.
+run_gate and run_outside_gate return every (entry, verdict); the command turns them into
+its exit status and verdict files (report/verdicts.py).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+import tomllib
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -37,8 +44,9 @@ from ..bench.measure import SampleError, measure_sample, scripts_for
 from ..core.model import Config
 from ..counts import instructions, syscalls
 from ..entries.build import build, needs_build
-from ..entries.manifest import Entry, discover, select
+from ..entries.manifest import Entry, ManifestError, discover, load_manifest, select
 from ..entries.process import StartError
+from ..entries.remote import Remote
 from ..host.cgroup import CapError
 from ..load.driver import LoadError
 
@@ -49,7 +57,7 @@ class GateError(Exception):
 
 @dataclass
 class Options:
-    pairs: int = 5  # interleaved A B pairs before the first decision
+    pairs: int = compare.min_pairs()  # A B pairs before the first decision: 8, the fewest that can be significant
     max_pairs: int = 15  # the cap on pairs when the decision stays inconclusive
     threshold: float = 0.05  # a regression must exceed this (0.05: 5% worse)
     noise: float = 0.05  # the noise floor: ratios within 1/(1+noise)–(1+noise) are noise
@@ -78,8 +86,23 @@ def worktree(repo: Path, rev: str):
 
 
 def baseline_entries(root: Path, names: list[str]) -> dict[str, Entry]:
-    """The named entries as declared at the baseline (an entry it lacks is left out)."""
-    return {e.name: e for e in discover(root) if e.name in names}
+    """The named entries as declared at the baseline (an entry it lacks is left out). Only
+    the manifests that declare one of them are read, so that another entry's manifest in a
+    format this arena no longer reads (an older revision's) does not stop the gate; raises
+    GateError when one of theirs cannot be read."""
+    out: dict[str, Entry] = {}
+    for manifest in [*sorted(root.glob("servers/*/entry.toml")), *sorted(root.glob("peers/*/entry.toml"))]:
+        try:
+            declared = {t.get("name") for t in tomllib.loads(manifest.read_text()).get("entry", [])}
+        except (OSError, tomllib.TOMLDecodeError, AttributeError):
+            declared = set()
+        if not declared & set(names):
+            continue
+        try:
+            out |= {e.name: e for e in load_manifest(manifest) if e.name in names}
+        except ManifestError as err:
+            raise GateError(f"the baseline's {manifest.relative_to(root)} cannot be read here: {err}") from None
+    return out
 
 
 def ensure_built(entry: Entry, log_dir: Path) -> None:
@@ -121,12 +144,22 @@ def syscall_verdicts(a: Entry, b: Entry, say: Callable[[str], None]) -> list[com
     return out
 
 
+SIDES = {"A": "A (the baseline)", "B": "B (the change)"}
+
+
+def client_only(entry: Entry) -> bool:
+    """A running server whose process is not known here: only the client's figures."""
+    return isinstance(entry, Remote) and entry.pid is None
+
+
 def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[[str], None]) -> compare.Verdict:
     """A and B by the server's CPU time per request (Sample.own_cpu_us; fewer is better) of
     interleaved fresh-process samples in cfg.modes[0]: the server's own cost, which wrk's
     share of a loaded machine moves less than its requests/s. The requests/s interval of the
-    same samples is said beside it, for reference, and decides nothing."""
+    same samples is said beside it, for reference, and decides nothing. When a side is a
+    running server with no known process (client_only), requests/s is all there is: it decides."""
     mode_name = cfg.modes[0]
+    by_rps = client_only(a) or client_only(b)
     scripts = scripts_for(cfg)
     cpu: dict[str, list[float]] = {"A": [], "B": []}
     rps: dict[str, list[float]] = {"A": [], "B": []}
@@ -134,28 +167,50 @@ def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[
         verdict = None
         for pair in range(opts.max_pairs):
             for side, entry in (("A", a), ("B", b)):
-                sample = measure_sample(entry, mode_name, pair, cfg, scripts)
+                try:
+                    sample = measure_sample(entry, mode_name, pair, cfg, scripts)
+                except SampleError as err:
+                    raise SampleError(f"{SIDES[side]}: {err.reason}", err.tail) from None
                 cost = sample.own_cpu_us
-                if cost is None:
-                    raise SampleError("answered no request during the run")
+                if cost is None and not by_rps:
+                    raise SampleError(f"{SIDES[side]}: answered no request during the run")
+                if cost == 0 and not by_rps:  # a --pid that is not the server, or ticks too coarse
+                    raise SampleError(f"{SIDES[side]}: no CPU time measured for its process tree")
                 cpu[side].append(cost)
                 rps[side].append(sample.rps)
-            say(
-                f"  pair {pair + 1}: A {cpu['A'][-1]:.2f}, B {cpu['B'][-1]:.2f} CPU µs per request "
-                f"(A {rps['A'][-1]:,.0f}, B {rps['B'][-1]:,.0f} requests/s)"
-            )
+            costs = "" if by_rps else f"A {cpu['A'][-1]:.2f}, B {cpu['B'][-1]:.2f} CPU µs per request "
+            say(f"  pair {pair + 1}: {costs}(A {rps['A'][-1]:,.0f}, B {rps['B'][-1]:,.0f} requests/s)")
             if pair + 1 >= opts.pairs:
-                verdict = compare.decide_paired(
-                    cpu["A"], cpu["B"], f"CPU per request ({mode_name})", noise=opts.noise, higher_is_better=False
-                )
+                if by_rps:
+                    verdict = compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
+                else:
+                    verdict = compare.decide_paired(
+                        cpu["A"], cpu["B"], f"CPU per request ({mode_name})", noise=opts.noise, higher_is_better=False
+                    )
                 if verdict.outcome != "inconclusive":
                     break
-        if verdict is not None:
+        if verdict is not None and not by_rps:
             throughput = compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
             say(f"  for reference, not deciding: {throughput.words()}")
         return verdict
     finally:
         shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+
+
+def run_outside_gate(
+    new: Entry, old: Entry, cfg: Config, opts: Options, say: Callable[[str], None] = print
+) -> list[tuple[str, compare.Verdict]]:
+    """B = new against A = old, two servers the arena did not build (outside.Outside from a
+    command line, or remote.Remote at a URL): the timed verdict alone (no instructions, no
+    system calls: what they run is not known to be native, nor started the same way); the
+    verdict is named after new's entry name ("cmd" or "url"). Raises GateError."""
+    by_rps = client_only(new) or client_only(old)
+    figure = "requests/s (client only: CPU unknown)" if by_rps else "server CPU per request"
+    say(f"{new.name}: {figure}, {cfg.modes[0]}")
+    try:
+        return [(new.name, timed_verdict(old, new, cfg, opts, say))]
+    except (SampleError, StartError, LoadError, CapError) as err:
+        raise GateError(f"{new.name}: {str(err).splitlines()[0]}") from None
 
 
 def run_gate(

@@ -1,0 +1,108 @@
+"""arena gate on servers the arena did not build, end to end with real servers: a planted
+slowdown (the flagship as A, the python renard as B: about twice its CPU per request here) is
+a regression with its JSON and JUnit verdicts; the same command against itself is no change;
+two running servers are judged by the client's figures alone, and the files say so. Short
+samples (1 s, no warm-up); the bounds are wide: a 2x change against a ±25% noise band."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from arena.entries.build import build, needs_build
+from arena.entries.manifest import discover, select
+from arena.entries.process import Launch, free_port, launch_ready
+
+REPO = Path(__file__).resolve().parents[2]
+SHORT = ["--duration", "1", "--warmup", "0", "--connections", "10"]
+
+
+def arena(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", "--repo", str(REPO), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def commands() -> dict[str, str]:
+    """Each renard's command line as an outsider would type it, built first when needed."""
+    for tool in ("wrk", "taskset"):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not on PATH")
+    out = {}
+    for name, program in (("rust", "servers/rust/bin/renard"), ("python", "servers/python/renard")):
+        entry = select(discover(REPO), [name])[0]
+        if not entry.available:
+            pytest.skip(f"{name}: {entry.reason}")
+        if needs_build(entry) and not build(entry, None).ok:
+            pytest.fail(f"{name} does not build")
+        out[name] = f"{program} --listen {{listen}} --threads 1"
+    return out
+
+
+def test_a_planted_slowdown_is_a_regression_in_the_exit_status_json_and_junit(commands, tmp_path):
+    files = ["--json", str(tmp_path / "g.json"), "--junit", str(tmp_path / "g.xml"), "--summary", str(tmp_path / "s")]
+    gate = ["gate", "--cmd", commands["python"], "--baseline-cmd", commands["rust"], "--max-pairs", "12"]
+    result = arena(*gate, *SHORT, *files)
+    assert result.returncode == 1, result.stdout + result.stderr
+    doc = json.loads((tmp_path / "g.json").read_text())
+    (criterion,) = doc["criteria"]
+    assert (doc["status"], doc["baseline"], doc["change"]) == ("regression", commands["rust"], commands["python"])
+    assert criterion["criterion"] == "CPU per request (keepalive)" and criterion["verdict"] == "regression"
+    assert criterion["lo"] > 1.2 and criterion["p"] < 0.01 and criterion["pairs"] == len(criterion["a"]) >= 8
+    suite = ET.parse(tmp_path / "g.xml").getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures")) == ("1", "1")
+    assert suite.find("testcase").get("name") == "CPU per request (keepalive)"
+    assert (tmp_path / "s").read_text().startswith("### arena gate: regression")
+
+
+def test_the_same_command_against_itself_is_no_change_in_the_step_summary(commands, tmp_path):
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("earlier step\n")
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
+    same = ["gate", "--cmd", commands["rust"], "--baseline-cmd", commands["rust"], "--pairs", "4", "--noise", "0.25"]
+    result = arena(*same, *SHORT, "--json", str(tmp_path / "g.json"), env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (criterion,) = json.loads((tmp_path / "g.json").read_text())["criteria"]
+    assert criterion["verdict"] == "no change" and 0.8 <= criterion["lo"] <= criterion["hi"] <= 1.25
+    assert summary.read_text().startswith("earlier step\n### arena gate: no regression")  # appended
+
+
+@pytest.fixture
+def running(commands):
+    """The flagship started by the test, as a service the gate finds running: (URL, pid)."""
+    entry = select(discover(REPO), ["rust"])[0]
+    server = launch_ready(entry, Launch(port=free_port(), threads=1, cpus="0"))
+    try:
+        yield f"http://127.0.0.1:{server.port}/", server.proc.pid
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    ("with_pids", "criterion", "note"),
+    [
+        (False, "throughput (keepalive)", "only the client's figures"),
+        (True, "CPU per request (keepalive)", "its CPU that of --pid's"),
+    ],
+)
+def test_two_running_servers_are_judged_by_requests_per_second_or_with_their_pids_by_cpu(
+    running, tmp_path, with_pids, criterion, note
+):
+    url, pid = running
+    pids = ["--pid", str(pid), "--baseline-pid", str(pid)] if with_pids else []
+    result = arena("gate", "--url", url, "--baseline-url", url, *pids, "--pairs", "3", "--noise", "0.5", *SHORT,
+                   "--json", str(tmp_path / "g.json"))  # fmt: skip
+    assert result.returncode in (0, 3), result.stdout + result.stderr  # A/A: never a regression
+    doc = json.loads((tmp_path / "g.json").read_text())
+    assert doc["criteria"][0]["criterion"] == criterion and note in doc["notes"][0]
