@@ -6,8 +6,7 @@ import config, response, server
 
 var
   shared: Shared
-  listeners: array[1024, SocketHandle]  ## fixed: the signal handler reads it
-  listenerCount: int
+  listeners: array[1024, SocketHandle]  ## one per thread
 
 type CpuSet {.importc: "cpu_set_t", header: "<sched.h>".} = object
 proc sched_getaffinity(pid: Pid, size: csize_t, mask: var CpuSet): cint {.importc, header: "<sched.h>".}
@@ -15,10 +14,9 @@ proc cpuCount(mask: var CpuSet): cint {.importc: "CPU_COUNT", header: "<sched.h>
 proc eventfd(initval: cuint, flags: cint): cint {.importc, header: "<sys/eventfd.h>".}
 
 proc onSignal(sig: cint) {.noconv.} =
-  ## SIGTERM/SIGINT: every listener refuses before any loop answers with close (SPEC
-  ## §7.6), then every loop learns of it from the eventfd. Async-signal-safe calls only.
+  ## SIGTERM/SIGINT: every loop learns of it from the eventfd, and stops listening
+  ## (server.beginShutdown). Async-signal-safe calls only.
   let saved = errno
-  for i in 0 ..< listenerCount: discard shutdown(listeners[i], SHUT_RDWR)
   var one = 1'u64
   discard posix.write(shared.shutdownFd, one.addr, 8)
   errno = saved
@@ -67,10 +65,10 @@ proc main() =
   listeners[0] = bindListener(c, c.port)
   let (host, port) = getLocalAddr(listeners[0], c.family)
   for i in 1 ..< c.threads: listeners[i] = bindListener(c, port)
-  listenerCount = c.threads
   shared = Shared(count: c.count, maxConnections: c.maxConnections, redirects: redirects(c.location),
                   headerTimeout: c.headerTimeout, idleTimeout: c.idleTimeout,
-                  drainTimeout: c.drainTimeout, shutdownFd: eventfd(0, O_CLOEXEC or O_NONBLOCK))
+                  drainTimeout: c.drainTimeout, shutdownFd: eventfd(0, O_CLOEXEC or O_NONBLOCK),
+                  listeners: c.threads)
   var action = Sigaction(sa_handler: onSignal, sa_flags: SA_RESTART)
   discard sigemptyset(action.sa_mask)
   discard sigaction(SIGTERM, action)

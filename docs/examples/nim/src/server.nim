@@ -12,6 +12,8 @@ const
   LingerNs = 2_000_000_000'i64 ## lingering close: longest wait ...
   LingerBytes = 64 * 1024      ## ... and most octets discarded (SPEC §7.4)
   DrainFinishNs = 500_000_000'i64  ## after the drain window, for responses under way
+  ListenersWaitNs = 200_000_000'i64  ## longest wait at the signal for the other threads'
+                                     ## listeners to close
   ListenerToken = high(uint64)
   ShutdownToken = high(uint64) - 1
 
@@ -39,6 +41,8 @@ type
     headerTimeout*, idleTimeout*, drainTimeout*: int64
     open*: Atomic[int]       ## open connections across the threads (for the cap)
     shutdownFd*: cint        ## an eventfd the SIGTERM/SIGINT handler writes
+    listeners*: int          ## listening sockets, one per thread
+    closedListeners*: Atomic[int]  ## those closed since the signal
   Worker = object
     shared: ptr Shared
     epfd: cint
@@ -273,9 +277,10 @@ proc victim(w: Worker): int =
     if class < bestClass or (class == bestClass and since < bestSince):
       (result, bestClass, bestSince) = (i, class, since)
 
-proc acceptAll(w: var Worker) =
-  ## accept every pending connection and read it at once; at the cap make room by
-  ## eviction, or close the new one without reading (SPEC §7.5)
+proc acceptAll(w: var Worker, read = true) =
+  ## accept every pending connection and read it at once (or, with read false, only watch
+  ## it: epoll reports what it already holds); at the cap make room by eviction, or close
+  ## the new one without reading (SPEC §7.5)
   while true:
     let fd = accept4(w.listener, nil, nil, SOCK_NONBLOCK or SOCK_CLOEXEC)
     if int(fd) < 0:
@@ -295,7 +300,7 @@ proc acceptAll(w: var Worker) =
     ev.data.u64 = uint64(i)
     w.conns[i] = Conn(fd: fd, headStarted: w.now, lastProgress: w.now)
     inc w.live
-    if epoll_ctl(w.epfd, EPOLL_CTL_ADD, fd, ev.addr) != 0 or w.readable(w.conns[i], false) == Drop:
+    if epoll_ctl(w.epfd, EPOLL_CTL_ADD, fd, ev.addr) != 0 or (read and w.readable(w.conns[i], false) == Drop):
       w.remove(i)
     else:
       w.noteDeadline(i)
@@ -322,13 +327,24 @@ proc expire(w: var Worker) =
     inc i
 
 proc beginShutdown(w: var Worker) =
-  ## stop listening (the signal handler already shut every listener); serve the open
-  ## connections for the drain window, every answer with Connection: close (SPEC §7.6)
+  ## SIGTERM/SIGINT: stop listening at once; serve the open connections for the drain
+  ## window, every answer with Connection: close (SPEC §7.6). The connections the kernel
+  ## already queued on the listener are open ones: accepted (unread, so unanswered yet)
+  ## before it is closed, where closing it would reset them. With several threads, no
+  ## answer goes out before every listener is closed (ListenersWaitNs at most): a client
+  ## told to close must not reconnect to another thread's listener that still listens.
   w.shuttingDown = true
   discard epoll_ctl(w.epfd, EPOLL_CTL_DEL, w.shared.shutdownFd, nil)
+  w.drainEnd = w.now + min(w.shared.drainTimeout, w.shared.headerTimeout)
+  w.acceptAll(read = false)
   discard posix.close(w.listener)
   w.listener = SocketHandle(-1)
-  w.drainEnd = w.now + min(w.shared.drainTimeout, w.shared.headerTimeout)
+  discard w.shared.closedListeners.fetchAdd(1)
+  let until = monotonic() + ListenersWaitNs
+  var pause = Timespec(tv_sec: posix.Time(0), tv_nsec: 1_000_000)  # 1 ms between looks
+  while w.shared.closedListeners.load < w.shared.listeners and monotonic() < until:
+    discard nanosleep(pause, pause)
+  w.now = monotonic()
 
 proc endDrain(w: var Worker) =
   ## what has nothing received or an incomplete head is closed unanswered; what the
