@@ -237,6 +237,22 @@ def _kept(lines: list[dict], include_quick: bool) -> list[dict]:
     return [line for line in lines if include_quick or not line.get("quick")]
 
 
+def _figures(kept: list[dict], entries: list[str] | None, absolute: bool) -> list[tuple[str, str, str]]:
+    """Every (entry, mode, figure) the lines hold, sorted: the ratios to the floor, or with
+    absolute=True the absolute figures; only `entries`' when given."""
+    wanted = set(OF_FLOOR) if absolute else set(ABSOLUTE)
+    return sorted(
+        {
+            (entry, mode, metric)
+            for line in kept
+            for entry, modes in line.get("entries", {}).items()
+            for mode, figures in modes.items()
+            for metric in figures
+            if metric in wanted and (not entries or entry in entries)
+        }
+    )
+
+
 COUNTS = {"instructions", "instructions_of_floor"}  # deterministic: a step beyond COUNT_CHANGE is a change
 
 
@@ -253,19 +269,8 @@ def changes(
     """Every change of level in every figure of the history (quick runs left out): the ratios
     to the floor (OF_FLOOR's), or with absolute=True the absolute figures."""
     kept = _kept(lines, include_quick)
-    wanted = set(OF_FLOOR) if absolute else set(ABSOLUTE)
-    keys = sorted(
-        {
-            (entry, mode, metric)
-            for line in kept
-            for entry, modes in line.get("entries", {}).items()
-            for mode, figures in modes.items()
-            for metric in figures
-            if metric in wanted and (not entries or entry in entries)
-        }
-    )
     out = []
-    for entry, mode, metric in keys:
+    for entry, mode, metric in _figures(kept, entries, absolute):
         points = series(kept, entry, mode, metric)
         values = [v for _, v in points]
         cuts = count_steps(values) if metric in COUNTS else change_points(values)
@@ -339,18 +344,9 @@ def trends(
     figures), in the order of the tiers (modes.TIERS), then entry, mode and figure."""
     kept = _kept(lines, include_quick)
     found = changes(kept, entries, True, absolute)
-    wanted = set(OF_FLOOR) if absolute else set(ABSOLUTE)
-    keys = {
-        (entry, mode, metric)
-        for line in kept
-        for entry, modes in line.get("entries", {}).items()
-        for mode, figures in modes.items()
-        for metric in figures
-        if metric in wanted and (not entries or entry in entries)
-    }
     tiers = {entry: tier for line in kept for entry, tier in line.get("tiers", {}).items()}
     out = []
-    for entry, mode, metric in keys:
+    for entry, mode, metric in _figures(kept, entries, absolute):
         points = []
         for line in kept:
             figures = line.get("entries", {}).get(entry, {}).get(mode, {})
