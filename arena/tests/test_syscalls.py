@@ -170,3 +170,79 @@ def test_the_command_writes_the_counts_into_a_run_and_its_report(tmp_path):
     (floor,) = doc["entries"]
     assert floor["entry"] == "floor" and abs(floor["counts"][0]["per_request"] - 3) <= syscalls.TOLERANCE
     assert "System calls per request" in (tmp_path / "syscalls" / "report.md").read_text()
+
+
+class OneAtATime:
+    """A keep-alive server on loopback that answers a write holding one request, and closes
+    a connection whose write holds more than one unanswered (as cpp-httplib drops pipelined
+    requests); `pipelined` counts the writes it closed on. Bounded: it stops with the test."""
+
+    ANSWER = b"HTTP/1.1 302 Found\r\nLocation: /1.png\r\nContent-Length: 0\r\n\r\n"
+
+    def __init__(self):
+        import socket
+        import threading
+
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.2)
+        self.port = self.listener.getsockname()[1]
+        self.pipelined, self.stopped = 0, threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        import threading
+
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            threading.Thread(target=self.answer, args=(conn,), daemon=True).start()
+
+    def answer(self, conn):
+        conn.settimeout(5)
+        with conn:
+            while not self.stopped.is_set():
+                try:
+                    data = conn.recv(65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                heads = data.count(b"\r\n\r\n")
+                if heads > 1:
+                    self.pipelined += 1
+                    return
+                conn.sendall(self.ANSWER)
+                if b"connection: close" in data.lower():
+                    return
+
+    def stop(self):
+        self.stopped.set()
+        self.thread.join(timeout=5)
+        self.listener.close()
+
+
+def test_the_warm_up_of_an_entry_that_drops_pipelined_requests_writes_one_request_at_a_time():
+    server = OneAtATime()
+    try:
+        syscalls.warm_up(server.port, 0, requests=200, pipelined=False)
+        assert server.pipelined == 0
+        with pytest.raises(Exception, match="without answering"):  # the planted case: pipelined, it is dropped
+            syscalls.warm_up(server.port, 0, requests=200)
+        assert server.pipelined >= 1  # the client retries a dropped write once, anew
+    finally:
+        server.stop()
+
+
+def test_an_entry_that_declares_no_pipelining_is_counted_one_request_per_write_only():
+    import copy
+
+    if syscalls.available():
+        pytest.skip(syscalls.available())
+    floor = copy.copy(built("floor"))
+    floor.pipelining = False
+    counted = syscalls.count_entry(floor, tuple(syscalls.MODES), 32, 0)
+    assert counted.error is None, counted.error
+    assert [c.mode for c in counted.counts] == ["keepalive", "close"]

@@ -182,8 +182,11 @@ def count_entry(
     say=lambda _line: None,
 ) -> EntryCounts:
     """Counts of entry in each mode, on one server started once; an entry that cannot be
-    counted gets its error (the others go on). warmup_s: None takes the entry's own."""
+    counted gets its error (the others go on). warmup_s: None takes the entry's own. An entry
+    that declares `pipelining = false` (its library drops pipelined requests) is counted in
+    the modes that write one request at a time, and has no count in the others."""
     result = EntryCounts(entry.name, entry.kind)
+    modes = tuple(m for m in modes if entry.pipelining or MODES[m] == 1)
     warm = min(WARMUP_CAP_S, entry.warmup_s if warmup_s is None else warmup_s)
     try:
         server = start(entry, Launch(port=free_port(), threads=1))  # a peer's config needs its port
@@ -193,7 +196,7 @@ def count_entry(
     try:
         server.wait_ready(READY_TIMEOUT_S)
         say(f"{entry.name}: warming up ({warm:g} s, at least {WARMUP_REQUESTS} requests)")
-        warm_up(server.port, warm)
+        warm_up(server.port, warm, pipelined=entry.pipelining)
         pids = server.tree_pids()
         result.processes, result.threads = len(pids), _threads(pids)
         with tempfile.TemporaryDirectory(prefix="arena-strace-") as tmp:
@@ -230,9 +233,10 @@ def count_entry(
     return result
 
 
-def warm_up(port: int, seconds: float, requests: int = WARMUP_REQUESTS) -> None:
+def warm_up(port: int, seconds: float, requests: int = WARMUP_REQUESTS, pipelined: bool = True) -> None:
     """At least `requests` sequential keep-alive requests, and on for `seconds` (a JIT's
-    warmup_s), with a few of each other mode's shape; bounded by seconds + 60 s."""
+    warmup_s), with a few of each other mode's shape (pipelined ones only when `pipelined`);
+    bounded by seconds + 60 s."""
     end = time.monotonic() + seconds
     deadline = end + 60.0
     client = Client(port, 1, False, deadline)
@@ -244,6 +248,8 @@ def warm_up(port: int, seconds: float, requests: int = WARMUP_REQUESTS) -> None:
     finally:
         client.close()
     for per_write, close, sent in ((16, False, 16), (1, True, 20)):
+        if per_write > 1 and not pipelined:
+            continue
         client = Client(port, per_write, close, deadline)
         try:
             client.send(sent, deadline)
