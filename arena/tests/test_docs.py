@@ -47,7 +47,7 @@ def test_the_tables_are_what_arena_row_prints_from_the_archived_run(tmp_path):
     """The README's compact table (`arena row --compact`) and docs/results.md's whole one."""
     run_dir = archived_run(tmp_path)
     run = Run.read(run_dir)
-    assert readme.declared_tiers(run, REPO)  # the run predates tiers: arena row gives its peers theirs
+    assert not readme.declared_tiers(run, REPO)  # the run records every entry's tier itself
     view = build(run)
     syscalls = readme.syscall_counts(run_dir)
     order = readme.readme_order(view)
@@ -83,7 +83,7 @@ def test_arena_row_chart_draws_one_bar_per_row_in_the_rows_order(tmp_path):
     assert labels == ["rust", "php-fpm"]
     (run_id,) = set(re.findall(r"docs/runs/(\d{8}-\d{6})\.tar\.xz", README.read_text()))
     assert drawn.startswith("<svg ") and "<style>" in drawn and f"run {run_id}" in drawn
-    assert "12.0" in drawn and ">203<" in drawn  # the medians of the two rows' CPU cells
+    assert "6.89" in drawn and ">89.8<" in drawn  # the medians of the two rows' CPU cells
 
 
 # docs/results.md's "How to read it" quotes the README's run: (entry, column of the README's
@@ -184,7 +184,6 @@ def test_every_repository_path_the_markdown_names_exists():
     assert pages and not missing, missing
 
 
-TIERS_RUN = "20261201-215809"  # the README's tiers and docs/results.md's: a subset run, archived
 RESULTS = REPO / "docs" / "results.md"
 
 
@@ -195,18 +194,17 @@ def blocks(path: Path, first: str) -> list[list[str]]:
     return [lines[i : lines.index("", i)] for i in starts]
 
 
-def test_the_tiers_rows_and_prices_are_what_arena_row_prints_from_their_archived_run(tmp_path):
+def test_the_prices_of_the_idiom_are_what_arena_row_prints_from_the_readmes_run(tmp_path):
+    """Every production entry whose tuned renard the README's run measured, priced in the same
+    run: docs/results.md's table, and the README saying each price inline."""
     from arena.report import idiom
 
-    words = " ".join(README.read_text().split())  # the README names the run and says each price inline
-    assert f"run `{TIERS_RUN}`" in words and f"runs/{TIERS_RUN}.tar.xz" in RESULTS.read_text()
-    view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{TIERS_RUN}.tar.xz", tmp_path)))
-    shown = [(c[0], c[1], c[2], c[3], c[5]) for c in (readme.cells(view, n) for n in readme.readme_order(view))]
-    (tiers,) = blocks(RESULTS, "| entry | tier | keep-alive, capped: CPU µs/req | req/s | of floor |")
-    assert tiers[2:] == ["| " + " | ".join(cells) + " |" for cells in shown]
+    view = build(Run.read(archived_run(tmp_path)))
     prices = idiom.prices(view)
-    assert blocks(RESULTS, "| language | production entry |")[0] == idiom.markdown_of(view, prices)
-    assert len(prices) == 7 and all(f"`{p.production.name}` {idiom.price_cell(p)}" in words for p in prices)
+    (table,) = blocks(RESULTS, "| language | production entry |")
+    assert table == idiom.markdown_of(view, prices)
+    words = " ".join(README.read_text().split())
+    assert len(prices) == 11 and all(f"`{p.production.name}` {idiom.price_cell(p)}" in words for p in prices)
 
 
 SEED_RUN = "20261201-222226"  # docs/results.md, "The seed's programs again"
@@ -227,15 +225,3 @@ def test_the_seeds_table_again_is_what_its_archived_run_measured(tmp_path):
         row = next(r for r in keepalive.rows if r.entry.name == name)
         measured = (readme.spread(row.summary("rps")), fmt.us(row.cpu.median), str(row.rank))
         assert (cells[4], cells[5], cells[7]) == measured
-
-
-PRICES_RUN = "20261201-223404"  # docs/results.md: Rust's and Java's price of the idiom
-
-
-def test_the_rust_and_java_prices_are_what_their_archived_run_measured(tmp_path):
-    from arena.report import idiom
-
-    results = (REPO / "docs" / "results.md").read_text()
-    assert f"`{PRICES_RUN}`" in results and f"runs/{PRICES_RUN}.tar.xz" in results
-    view = build(Run.read(unpack_tar(REPO / "docs" / "runs" / f"{PRICES_RUN}.tar.xz", tmp_path)))
-    assert blocks(RESULTS, "| language | production entry |")[1] == idiom.markdown_of(view, idiom.prices(view))
