@@ -180,7 +180,7 @@ RUNS ?= 5
 LOAD ?= 0
 SCOPE ?= test
 ENTRIES ?=
-flake: setup $(RENARD)
+flake: deps setup $(RENARD)
 	scripts/flake --runs $(RUNS) --scope $(SCOPE) $(if $(filter 1 yes true,$(LOAD)),--load) $(ENTRIES)
 
 ## check: everything an entry must pass before it is ranked, as a checklist (make check NAME=c);
