@@ -174,3 +174,10 @@ def test_the_replayed_history_in_docs_finds_the_changes_docs_name_at_their_commi
 def test_the_replayed_stretch_in_docs_of_commits_that_changed_no_code_shows_no_change():
     lines = history.read(REPO / "docs" / "arena" / "replay" / "rust-2026-11-25.jsonl")
     assert len(lines) == 9 and history.changes(lines, ["rust"]) == []
+
+
+def test_the_timed_replay_in_docs_finds_the_flagships_deferred_accept_and_no_change_where_no_code_changed():
+    lines = history.read(REPO / "docs" / "arena" / "replay" / "rust-close-2026-11-28.jsonl")
+    (found,) = history.changes(lines, ["rust"])  # docs/arena/curves.md, "The history replayed"
+    assert (found.mode, found.commit_before[:7], found.commit[:7]) == ("close-capped", "ed45126", "038a96d")
+    assert found.hi < 0.8 and len(lines) == 11 and all(line["timed"]["pairs"] == 6 for line in lines)

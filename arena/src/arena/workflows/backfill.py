@@ -2,12 +2,12 @@
 
 For REV (the range's start) and each later commit of the range's first-parent line that changed
 a named entry's folder or its floor's (git rev-list --first-parent --reverse, oldest first), a
-detached worktree of that commit (the gate's), the entries and their floor built there, and each native entry's user-space
-instructions per request counted under callgrind in keep-alive and pipelined by 16 (counts
-are deterministic to a fraction of a percent: one count per commit is a point), the floor's
-alike; one history line per commit (history.backfill_line: each count and its ratio to the
-floor of the same commit), appended as measured. A commit whose entry cannot be read or built,
-or whose sample fails, is said and skipped, never fatal.
+detached worktree of that commit (the gate's), the entries and their floor built there, and
+each native entry's user-space instructions per request counted under callgrind in keep-alive
+and pipelined by 16 (counts are deterministic to a fraction of a percent: one count per commit
+is a point), the floor's alike; one history line per commit (history.backfill_line: each count
+and its ratio to the floor of the same commit), appended as measured. A commit whose entry
+cannot be read or built, or whose sample fails, is said and skipped, never fatal.
 
 With Timed (--timed), what counts cannot see (a new connection's cost, a runtime's): each
 commit's entries and their floor, built there, measured in Timed.pairs rounds (each entry, then
