@@ -91,7 +91,11 @@ def test_a_planted_step_in_a_timed_replay_is_found_at_its_commit_two_commits_fro
     assert (found.mode, found.metric, found.commits) == ("close-capped", "cpu_of_floor", f"{'01' * 6}..{'02' * 6}")
     assert found.better and found.lo <= found.ratio <= found.hi < 0.7
     assert 1.55 < found.before < 1.7 and 0.95 < found.after < 1.05
-    medians_only = [dict(line, entries={"rust": {"close-capped": {"cpu_of_floor": line["entries"]["rust"]["close-capped"]["cpu_of_floor"]}}}) for line in lines]  # fmt: skip
+    medians = [line["entries"]["rust"]["close-capped"]["cpu_of_floor"] for line in lines]
+    medians_only = [
+        dict(line, entries={"rust": {"close-capped": {"cpu_of_floor": m}}})
+        for line, m in zip(lines, medians, strict=True)
+    ]
     assert history.changes(medians_only, ["rust"]) == []  # what the rounds are kept for
 
 
@@ -181,3 +185,9 @@ def test_the_timed_replay_in_docs_finds_the_flagships_deferred_accept_and_no_cha
     (found,) = history.changes(lines, ["rust"])  # docs/arena/curves.md, "The history replayed"
     assert (found.mode, found.commit_before[:7], found.commit[:7]) == ("close-capped", "ed45126", "038a96d")
     assert found.hi < 0.8 and len(lines) == 11 and all(line["timed"]["pairs"] == 6 for line in lines)
+
+
+def test_the_timed_replay_in_docs_of_the_cpp_renards_single_shot_accepts_shows_no_change():
+    lines = history.read(REPO / "docs" / "arena" / "replay" / "cpp-close-2026-11-29.jsonl")
+    assert [line["commit"][:7] for line in lines] == ["ae82ac7", "b29dcc2", "728b6e9", "4a7ac13", "c60ef95"]
+    assert history.changes(lines, ["cpp"]) == []  # docs/arena/curves.md, "The history replayed"

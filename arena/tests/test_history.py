@@ -169,8 +169,12 @@ def test_a_cmd_runs_history_line_carries_the_services_commit_not_the_repositorys
     line = history.summary(run, "c0", False, {"cmd": service})
     series = "cmd ./renard --listen {listen}"
     assert "cmd" not in line["entries"] and series in line["entries"]
-    assert line["services"] == {series: {"commit": "5e41ce" * 6, "dirty": True, "measured": "--cmd " + service.measured}}
-    assert line["entries"][series]["keepalive"]["cpu_of_floor"] == pytest.approx(line["entries"]["rust"]["keepalive"]["cpu_of_floor"])
+    assert line["services"] == {
+        series: {"commit": "5e41ce" * 6, "dirty": True, "measured": "--cmd " + service.measured}
+    }
+    assert line["entries"][series]["keepalive"]["cpu_of_floor"] == pytest.approx(
+        line["entries"]["rust"]["keepalive"]["cpu_of_floor"]
+    )
     assert history.commit_of_series(line, series) == "5e41ce" * 6 and history.commit_of_series(line, "rust") == "c0"
     assert line["tiers"][series] == "peer" and "cmd" not in line["tiers"]
 
@@ -194,7 +198,9 @@ def service_line(i: int, cost: float, service_commit: str) -> dict:
         "run_id": f"run{i:02d}",
         "commit": f"r{i:02d}",
         "entries": {"rust": {"keepalive": {"cpu_of_floor": 1.0}}, series: {"keepalive": {"cpu_of_floor": cost}}},
-        "services": {series: {"commit": service_commit, "dirty": False, "measured": "--cmd bin/renard --listen {listen}"}},
+        "services": {
+            series: {"commit": service_commit, "dirty": False, "measured": "--cmd bin/renard --listen {listen}"}
+        },
     }
 
 

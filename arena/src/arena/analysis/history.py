@@ -89,9 +89,7 @@ class Service:
         return {"commit": self.commit, "dirty": self.dirty, "measured": f"--{self.flag} {self.measured}"}
 
 
-def summary(
-    run: Run, commit: str | None, dirty: bool, services: dict[str, Service] | None = None, left_out=()
-) -> dict:
+def summary(run: Run, commit: str | None, dirty: bool, services: dict[str, Service] | None = None, left_out=()) -> dict:
     """The history line of one run: each figure, its ratio to the floor, and for a timed ratio
     the bootstrap 95% interval of the repetitions' paired ratios (`*_of_floor_lo`, `_hi`: the
     entry and its floor measured in the same repetition, interleaved) when there are two or more.
@@ -231,9 +229,7 @@ def dumps(line: dict) -> str:
     return json.dumps(line, sort_keys=True) + "\n"
 
 
-def append(
-    run: Run, repo: Path, results_dir: Path, services: dict[str, Service] | None = None, left_out=()
-) -> Path:
+def append(run: Run, repo: Path, results_dir: Path, services: dict[str, Service] | None = None, left_out=()) -> Path:
     """Appends run's summary line (summary's services and left_out) to results_dir/history.jsonl;
     returns the file."""
     path = results_dir / FILE
@@ -394,7 +390,9 @@ def changes(
             change.commit_before = commit_of_series(previous, entry)
             change.service = entry in line.get("services", {})
             if by_rounds:  # the interval from the rounds of either level
-                before, after = ([v for r in rounds[a:b] for v in r] for a, b in ((bounds[n], cut), (cut, bounds[n + 2])))
+                before, after = (
+                    [v for r in rounds[a:b] for v in r] for a, b in ((bounds[n], cut), (cut, bounds[n + 2]))
+                )
             if metric not in COUNTS and len(before) >= 2 and len(after) >= 2 and min(before + after) > 0:
                 verdict = decide(before, after, noise=0.0)
                 change.lo, change.hi = verdict.lo, verdict.hi

@@ -72,7 +72,20 @@ TIMED_LOADS = [name for name, m in MODES.items() if not m.capped and f"{name}-ca
 )
 @click.pass_context
 def history_cmd(
-    ctx, entries, path, include_quick, absolute, check, html_dir, commit_url, span, timed, load, pairs, seconds, cpu_quota
+    ctx,
+    entries,
+    path,
+    include_quick,
+    absolute,
+    check,
+    html_dir,
+    commit_url,
+    span,
+    timed,
+    load,
+    pairs,
+    seconds,
+    cpu_quota,
 ):
     """The changes of level in the bench history (E-Divisive), each figure a ratio to the floor
     measured in the same run unless --absolute, with the commits between which each happened
