@@ -1,7 +1,8 @@
 """The bench history: one line per run with each figure beside its ratio to the floor of the
 same run, and change points found by E-Divisive with the commits where they appear and their
 size with its interval; arena history --check exits 1 on a change the latest run makes appear
-(synthetic histories whose answer is known)."""
+(synthetic histories whose answer is known); a server the arena did not build (--cmd, --url)
+in a series of its own stamped with its own commit, or left out without one."""
 
 import copy
 import json
@@ -14,6 +15,10 @@ import pytest
 
 from arena.analysis import history
 from arena.core.model import InstructionCount, Run
+from arena.entries.outside import outside_entry
+from arena.entries.remote import remote_entry
+from arena.report.trend import page
+from arena.workflows.bench import Version, append_history
 
 
 def line(i: int, rps: float, instructions: float, quick: bool = False) -> dict:
@@ -146,3 +151,83 @@ def test_an_instruction_count_changes_where_it_steps_beyond_one_percent_even_for
     found = history.changes(lines)
     assert [c.commits for c in found] == ["c0..c1", "c3..c4", "c4..c5"]  # 9a25a5f's -0.6% is within the 1%
     assert found[0].lo is None and "a count: beyond 1%" in found[0].words()
+
+
+def outside_run(doc: dict, name: str) -> Run:
+    """The fixture run with a floor (nginx-lua's samples again) and rust's record and samples
+    again as `name`: a server the arena did not build (--cmd, --url), measured beside."""
+    run_doc = copy.deepcopy(doc)
+    rust = next(e for e in run_doc["entries"] if e["name"] == "rust")
+    run_doc["entries"].append(dict(copy.deepcopy(rust), name=name, kind="peer", tier=None))
+    run_doc["samples"] += [dict(copy.deepcopy(s), entry=name) for s in run_doc["samples"] if s["entry"] == "rust"]
+    return with_floor(run_doc, 2.0)
+
+
+def test_a_cmd_runs_history_line_carries_the_services_commit_not_the_repositorys():
+    run = outside_run(json.loads(FIXTURE.read_text()), "cmd")
+    service = history.Service("cmd", "./renard --listen {listen}", "5e41ce" * 6, dirty=True)
+    line = history.summary(run, "c0", False, {"cmd": service})
+    series = "cmd ./renard --listen {listen}"
+    assert "cmd" not in line["entries"] and series in line["entries"]
+    assert line["services"] == {
+        series: {"commit": "5e41ce" * 6, "dirty": True, "measured": "--cmd " + service.measured}
+    }
+    assert line["entries"][series]["keepalive"]["cpu_of_floor"] == pytest.approx(
+        line["entries"]["rust"]["keepalive"]["cpu_of_floor"]
+    )
+    assert history.commit_of_series(line, series) == "5e41ce" * 6 and history.commit_of_series(line, "rust") == "c0"
+    assert line["tiers"][series] == "peer" and "cmd" not in line["tiers"]
+
+
+def test_a_server_left_out_of_a_line_still_has_its_floor_divide_the_others_and_no_series():
+    run = outside_run(json.loads(FIXTURE.read_text()), "url")
+    service = history.Service("url", "http://127.0.0.1:8080/", "v1.2.0")
+    beside = [e.name for e in run.entries if e.name != "url"]
+    line = history.summary(run, "c0", False, {"url": service}, left_out=beside)
+    assert list(line["entries"]) == ["url http://127.0.0.1:8080/"]
+    assert line["entries"]["url http://127.0.0.1:8080/"]["keepalive"]["cpu_of_floor"] > 0  # the floor measured beside
+    bare = history.summary(run, "c0", False, left_out=["url"])
+    assert "url" not in bare["entries"] and "services" not in bare and "rust" in bare["entries"]
+
+
+def service_line(i: int, cost: float, service_commit: str) -> dict:
+    """A --cmd run of renard's commit r<i> whose service (a flagship built elsewhere) is at
+    service_commit and costs `cost` times the floor; the repository's rust, named alike, 1.0×."""
+    series = "cmd bin/renard --listen {listen}"
+    return {
+        "run_id": f"run{i:02d}",
+        "commit": f"r{i:02d}",
+        "entries": {"rust": {"keepalive": {"cpu_of_floor": 1.0}}, series: {"keepalive": {"cpu_of_floor": cost}}},
+        "services": {
+            series: {"commit": service_commit, "dirty": False, "measured": "--cmd bin/renard --listen {listen}"}
+        },
+    }
+
+
+def test_a_services_change_is_named_by_its_own_commits_and_never_mixed_with_the_entry_of_its_name():
+    rng = np.random.default_rng(9)
+    lines = [service_line(i, (1.4 if i < 8 else 1.0) * rng.normal(1, 0.01), f"s{i // 8}") for i in range(16)]
+    (found,) = history.changes(lines)
+    assert found.entry == "cmd bin/renard --listen {listen}" and found.commits == "s0..s1" and found.service
+    assert history.changes(lines, ["rust"]) == []  # the repository's rust is its own series, steady
+    (trend,) = [t for t in history.trends(lines) if t.entry == found.entry]
+    assert {p.commit for p in trend.points} == {"s0", "s1"}
+    shown = page(history.trends(lines), "h.jsonl", "https://example.invalid/commit/{commit}")
+    assert "example.invalid/commit/s1" not in shown  # its commits are not this repository's: not linked
+
+
+def test_without_a_version_a_cmd_server_is_left_out_of_the_history_and_a_url_run_is_not_appended(tmp_path):
+    doc = json.loads(FIXTURE.read_text())
+    append_history(outside_run(doc, "cmd"), tmp_path, tmp_path, [outside_entry("srv --port {port}")], None)
+    (line,) = history.read(tmp_path / history.FILE)
+    assert "cmd" not in line["entries"] and "rust" in line["entries"] and "services" not in line
+    by_url = outside_run(doc, "url")
+    append_history(by_url, tmp_path, tmp_path, [remote_entry("http://127.0.0.1:9/")], None)
+    assert len(history.read(tmp_path / history.FILE)) == 1
+    append_history(by_url, tmp_path, tmp_path, [remote_entry("http://127.0.0.1:9/")], Version("v2.0.1"))
+    latest = history.read(tmp_path / history.FILE)[-1]
+    assert list(latest["entries"]) == ["url http://127.0.0.1:9/"] and latest["services"]["url http://127.0.0.1:9/"] == {
+        "commit": "v2.0.1",
+        "dirty": False,
+        "measured": "--url http://127.0.0.1:9/",
+    }

@@ -129,9 +129,25 @@ def test_the_check_accepts_the_expected_status_only(tmp_path):
         server.stop()
 
 
+def a_checkout(path: Path) -> str:
+    """A git repository at path with one commit (the service's own checkout); its commit."""
+    path.mkdir()
+    run = lambda *args: subprocess.run(["git", "-C", str(path), *args], check=True, capture_output=True, text=True)  # noqa: E731
+    (path / "server.py").write_text("# the service\n")
+    run("init", "-q")
+    run("add", "server.py")
+    run("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "the service")
+    return run("rev-parse", "HEAD").stdout.strip()
+
+
 @pytest.mark.skipif(not (REPO / "peers" / "floor" / "entry.toml").is_file(), reason="no floor peer")
-def test_bench_cmd_ranks_an_outside_server_beside_the_floor(tmp_path):
-    """A one-second keep-alive run of http.server (404 on /nowhere) and the floor: one report."""
+def test_bench_cmd_ranks_an_outside_server_beside_the_floor_and_its_history_line_carries_the_services_commit(
+    tmp_path,
+):
+    """A one-second keep-alive run of http.server (404 on /nowhere) and the floor: one report;
+    with --commit-of its history line is stamped with the service's checkout's HEAD and the
+    command, in a series of its own, and the floor's figures with the repository's commit."""
+    service_commit = a_checkout(tmp_path / "service")
     p = arena(
         "bench",
         "--quick",
@@ -146,17 +162,40 @@ def test_bench_cmd_ranks_an_outside_server_beside_the_floor(tmp_path):
         "/nowhere",
         "--expect",
         "404",
+        "--commit-of",
+        str(tmp_path / "service"),
         "floor",
         cwd=tmp_path,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "plan: 2 entries (floor, cmd)" in p.stdout
+    (line,) = [json.loads(x) for x in (tmp_path / "results" / "history.jsonl").read_text().splitlines()]
+    series = f"cmd {HTTP_SERVER}"
+    assert line["services"] == {series: {"commit": service_commit, "dirty": False, "measured": f"--cmd {HTTP_SERVER}"}}
+    ours = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert line["commit"] == ours and sorted(line["entries"]) == sorted(["floor", series])
+    assert line["entries"][series]["keepalive"]["cpu_of_floor"] > 0
     run_dir = (tmp_path / "results" / "latest").resolve()
     run = json.loads((run_dir / "run.json").read_text())
     assert {e["name"] for e in run["entries"]} == {"floor", "cmd"}
     cmd = [s for s in run["samples"] if s["entry"] == "cmd"]
     assert len(cmd) == 1 and cmd[0]["requests"] > 0 and cmd[0]["non_3xx"] == cmd[0]["requests"]  # every answer a 404
     assert "| cmd |" in (run_dir / "report.md").read_text().replace("`", "")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--commit", "abc123"], "'--commit': is only for a server measured by --cmd or --url"),
+        (["--cmd", HTTP_SERVER, "--commit", "two words"], "'--commit': must be one word naming a version"),
+        (["--cmd", HTTP_SERVER, "--commit", "abc", "--commit-of", "."], "give either --commit or --commit-of"),
+        (["--cmd", HTTP_SERVER, "--commit-of", "{tmp}"], "'--commit-of': {tmp} is not a git checkout"),
+    ],
+)
+def test_a_bad_service_version_is_one_line_and_exit_2(args, words, tmp_path):
+    words = words.replace("{tmp}", str(tmp_path))
+    p = arena("bench", "--plan", *(a.replace("{tmp}", str(tmp_path)) for a in args))
+    assert p.returncode == 2 and words in p.stderr and p.stderr.count("\n") == 1, p.stderr
 
 
 def test_bench_cmd_refuses_a_path_without_a_slash():

@@ -10,10 +10,16 @@ ratios by default, and finds where its level changed with E-Divisive means (Mong
 signal-processing-algorithms, the detector their CI performance tracking uses): a
 permutation test on energy statistics, so no threshold is tuned by hand; instruction counts,
 deterministic, change where one differs from the one before by more than 1% (count_steps, the
-gate's rule). Each change names
+gate's rule); a timed replay's ratios (`*_rounds` beside them, workflows/backfill.py) by
+E-Divisive over their rounds (round_cuts). Each change names
 the commits between which it happened and its size as a ratio of the two levels' medians
 with a bootstrap 95% interval (compare.decide). new_changes: those the latest run makes
 appear (E-Divisive shows a new level from its second run on).
+
+A server the arena did not build (`arena bench --cmd`, `--url`) is in the history only when its
+version is named (Service): its series is named after what was measured ("cmd COMMAND",
+"url URL": a space, which no entry's name holds, so never an entry's series), and its points
+carry its own commit (the line's `services`), not the repository's.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import json
 import subprocess
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 
 from ..core import results
@@ -40,6 +47,7 @@ METRICS = {  # name -> (words, higher is better)
 }
 OF_FLOOR = {"rps": "rps_of_floor", "cpu_us_per_req": "cpu_of_floor", "instructions": "instructions_of_floor"}
 ABSOLUTE = {ratio: absolute for absolute, ratio in OF_FLOOR.items()}  # a ratio's absolute figure
+ROUNDS = "_rounds"  # a timed replay's ratio keeps its rounds' ratios beside it: `cpu_of_floor_rounds`
 PVALUE = 0.01  # of E-Divisive's permutation test
 PERMUTATIONS = 1000
 
@@ -61,10 +69,33 @@ def commit_of(repo: Path) -> tuple[str | None, bool]:
     return head.stdout.strip(), bool(status.stdout.strip())
 
 
-def summary(run: Run, commit: str | None, dirty: bool) -> dict:
+@dataclass(frozen=True)
+class Service:
+    """A server the arena did not build, in the history: how it was given (flag: "cmd" or
+    "url"), what was measured (the command line or the URL) and its version (commit: as
+    named, or its checkout's HEAD; dirty: that checkout had uncommitted changes)."""
+
+    flag: str
+    measured: str
+    commit: str
+    dirty: bool = False
+
+    @property
+    def series(self) -> str:
+        """Its name in the history: never an entry's (an entry's name has no space)."""
+        return f"{self.flag} {self.measured}"
+
+    def stamp(self) -> dict:
+        return {"commit": self.commit, "dirty": self.dirty, "measured": f"--{self.flag} {self.measured}"}
+
+
+def summary(run: Run, commit: str | None, dirty: bool, services: dict[str, Service] | None = None, left_out=()) -> dict:
     """The history line of one run: each figure, its ratio to the floor, and for a timed ratio
     the bootstrap 95% interval of the repetitions' paired ratios (`*_of_floor_lo`, `_hi`: the
-    entry and its floor measured in the same repetition, interleaved) when there are two or more."""
+    entry and its floor measured in the same repetition, interleaved) when there are two or more.
+    services: the run's entries the arena did not build, by name, each written as its own series
+    with its own version; left_out: entries of the run not written (their ratios are still taken
+    to the floor measured beside them)."""
     figures: dict[str, dict] = {}
     grouped = group_samples(run.samples)
     for (entry, mode_name), series in grouped.items():
@@ -85,15 +116,30 @@ def summary(run: Run, commit: str | None, dirty: bool) -> dict:
             pair = grouped.get((e.name, mode_name)), grouped.get((floor.name, mode_name))
             if all(pair):
                 mine |= _rep_intervals(*pair)
-    return {
+    services = services or {}
+    tiers = {e.name: e.tier_name for e in run.entries}
+    for name in [*left_out, *services]:
+        tier, measured = tiers.pop(name, "peer"), figures.pop(name, None)
+        if name in services and measured is not None:
+            figures[services[name].series], tiers[services[name].series] = measured, tier
+    line = {
         "run_id": run.run_id,
         "finished": run.finished,
         "commit": commit,
         "dirty": dirty,
         "quick": run.config.quick,
-        "tiers": {e.name: e.tier_name for e in run.entries},
+        "tiers": tiers,
         "entries": figures,
     }
+    if services:
+        line["services"] = {s.series: s.stamp() for s in services.values()}
+    return line
+
+
+def commit_of_series(line: dict, entry: str) -> str | None:
+    """The commit a line's figures of entry belong to: a service's own (Service), else the line's."""
+    services = line.get("services", {})
+    return services[entry].get("commit") if entry in services else line.get("commit")
 
 
 def _rep_intervals(mine, floors) -> dict[str, float]:
@@ -137,17 +183,59 @@ def backfill_line(
     }
 
 
+def timed_backfill_line(
+    commit: str,
+    date: str,
+    mode_name: str,
+    cpu: dict[str, list[float]],
+    rps: dict[str, list[float]],
+    floor: str,
+    tiers: dict[str, str],
+    method: dict,
+) -> dict:
+    """The history line of one commit replayed by time (workflows/backfill.py, --timed): cpu and
+    rps map each entry, its floor among them, to its samples' server CPU µs per request and
+    requests/s in mode_name, sample i of every entry taken in the same round (entry, floor,
+    entry, floor …). Each entry's figures are the medians of its samples, which are kept
+    (`cpu_us_samples`); each other entry's `cpu_of_floor` is the median of its rounds' ratios
+    to the floor's sample of the same round (kept: `cpu_of_floor_rounds`, which changes() reads),
+    `_lo`–`_hi` that median's bootstrap 95% interval (compare.paired_ratio); method: how it was
+    measured (pairs, seconds, quota), as said."""
+    entries: dict[str, dict] = {}
+    for name, costs in cpu.items():
+        figures = {"cpu_us_per_req": median(costs), "rps": median(rps[name]), "cpu_us_samples": list(costs)}
+        if name != floor and cpu.get(floor):
+            ratio = paired_ratio(costs, cpu[floor])
+            figures["cpu_of_floor"] = ratio.median_ratio
+            figures["cpu_of_floor" + ROUNDS] = [c / f for c, f in zip(costs, cpu[floor], strict=True)]
+            if ratio.lo is not None:
+                figures["cpu_of_floor_lo"], figures["cpu_of_floor_hi"] = ratio.lo, ratio.hi
+        entries[name] = {mode_name: figures}
+    return {
+        "run_id": f"backfill-timed-{commit[:12]}",
+        "finished": date,
+        "commit": commit,
+        "dirty": False,
+        "quick": False,
+        "backfill": True,
+        "timed": method,
+        "tiers": {name: tiers[name] for name in cpu},
+        "entries": entries,
+    }
+
+
 def dumps(line: dict) -> str:
     """One line of a history file."""
     return json.dumps(line, sort_keys=True) + "\n"
 
 
-def append(run: Run, repo: Path, results_dir: Path) -> Path:
-    """Appends run's summary line to results_dir/history.jsonl; returns the file."""
+def append(run: Run, repo: Path, results_dir: Path, services: dict[str, Service] | None = None, left_out=()) -> Path:
+    """Appends run's summary line (summary's services and left_out) to results_dir/history.jsonl;
+    returns the file."""
     path = results_dir / FILE
     commit, dirty = commit_of(repo)
     with path.open("a", encoding="utf-8") as out:
-        out.write(dumps(summary(run, commit, dirty)))
+        out.write(dumps(summary(run, commit, dirty, services, left_out)))
     return path
 
 
@@ -177,6 +265,7 @@ class Change:
     lo: float | None = None  # bootstrap 95% interval of after ÷ before; None: a level of one run
     hi: float | None = None
     absolute: tuple[float, float] | None = None  # a ratio's absolute figure, medians before and after
+    service: bool = False  # a server the arena did not build: its commits are its own, not this repository's
 
     @property
     def ratio(self) -> float:
@@ -233,6 +322,22 @@ def change_points(values: list[float], seed: int = 0) -> list[int]:
         np.random.set_state(state)
 
 
+def round_cuts(rounds: list[list[float]], seed: int = 0) -> list[int]:
+    """Indices into the points where a new level starts, found by E-Divisive (change_points)
+    over every point's rounds in order: a timed replay's six ratios a commit rather than their
+    median, so that a level of one or two commits can be told (over medians alone, two points
+    on one side of a step can never reach p < 0.01). A cut between two rounds of one point moves
+    to the nearer edge of that point (ties: the later), its rounds being taken in one sitting."""
+    flat = [v for r in rounds for v in r]
+    edges = [0, *accumulate(len(r) for r in rounds)]  # edges[k]: the first round of point k
+    out = set()
+    for cut in change_points(flat, seed):
+        k = min(range(len(edges)), key=lambda e: (abs(edges[e] - cut), -e))
+        if 0 < k < len(rounds):
+            out.add(k)
+    return sorted(out)
+
+
 def _kept(lines: list[dict], include_quick: bool) -> list[dict]:
     return [line for line in lines if include_quick or not line.get("quick")]
 
@@ -273,13 +378,21 @@ def changes(
     for entry, mode, metric in _figures(kept, entries, absolute):
         points = series(kept, entry, mode, metric)
         values = [v for _, v in points]
-        cuts = count_steps(values) if metric in COUNTS else change_points(values)
+        rounds = [kept[i]["entries"][entry][mode].get(metric + ROUNDS) for i, _ in points]
+        by_rounds = metric not in COUNTS and all(rounds)  # a timed replay's: E-Divisive over the rounds
+        cuts = count_steps(values) if metric in COUNTS else round_cuts(rounds) if by_rounds else change_points(values)
         bounds = [0, *cuts, len(values)]
         for n, cut in enumerate(cuts):
             before, after = values[bounds[n] : cut], values[cut : bounds[n + 2]]
             line, previous = kept[points[cut][0]], kept[points[cut - 1][0]]
-            change = Change(entry, mode, metric, cut, line["run_id"], line.get("commit"), median(before), median(after))
-            change.commit_before = previous.get("commit")
+            commit = commit_of_series(line, entry)
+            change = Change(entry, mode, metric, cut, line["run_id"], commit, median(before), median(after))
+            change.commit_before = commit_of_series(previous, entry)
+            change.service = entry in line.get("services", {})
+            if by_rounds:  # the interval from the rounds of either level
+                before, after = (
+                    [v for r in rounds[a:b] for v in r] for a, b in ((bounds[n], cut), (cut, bounds[n + 2]))
+                )
             if metric not in COUNTS and len(before) >= 2 and len(after) >= 2 and min(before + after) > 0:
                 verdict = decide(before, after, noise=0.0)
                 change.lo, change.hi = verdict.lo, verdict.hi
@@ -352,7 +465,7 @@ def trends(
             figures = line.get("entries", {}).get(entry, {}).get(mode, {})
             if metric in figures:
                 lo, hi = figures.get(f"{metric}_lo"), figures.get(f"{metric}_hi")
-                points.append(Point(line["run_id"], line.get("commit"), float(figures[metric]), lo, hi))
+                points.append(Point(line["run_id"], commit_of_series(line, entry), float(figures[metric]), lo, hi))
         mine = [c for c in found if (c.entry, c.mode, c.metric) == (entry, mode, metric)]
         out.append(Trend(entry, mode, metric, tiers.get(entry, "peer"), points, mine))
     rank = {tier: i for i, tier in enumerate(TIERS)}

@@ -3,17 +3,19 @@ results/<run-id>/ and published (report.md, report.html, the ranked tables on th
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import click
 
+from ..analysis import history
 from ..bench import plan
 from ..core.model import Config
 from ..core.modes import DEFAULT_MODES, MODES
 from ..entries import outside, remote
 from ..load.mix import DEFAULT_MIX, MIXES, OPTION_HELP
-from ..workflows.bench import run_bench
+from ..workflows.bench import Version, run_bench
 from .common import Failure, check_cpus, load_entries, publish
 from .options import connections_option, duration_option, parse_modes
 
@@ -78,6 +80,22 @@ from .options import connections_option, duration_option, parse_modes
     help="With --url: its process on this host, whose tree's CPU and memory are then measured.",
 )
 @click.option(
+    "--commit",
+    "service_commit",
+    metavar="REV",
+    default=None,
+    help="With --cmd or --url: the version of the server measured (a commit, as given), which its history "
+    "line carries; without it (or --commit-of) a --cmd server is left out of results/history.jsonl and a "
+    "--url run is not appended.",
+)
+@click.option(
+    "--commit-of",
+    "service_repo",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="With --cmd or --url: the git checkout the server was built from; its HEAD is the version (as --commit).",
+)
+@click.option(
     "--plan",
     "plan_only",
     is_flag=True,
@@ -105,6 +123,8 @@ def bench_cmd(
     mix_name,
     url,
     pid,
+    service_commit,
+    service_repo,
     plan_only,
 ):
     """Benchmark ENTRIES (default: all available) and write results/<run-id>/."""
@@ -128,6 +148,7 @@ def bench_cmd(
             raise Failure(f"{tool} is not on PATH")
     if pid is not None and url is None:
         raise click.BadParameter("is only for a server measured by --url", param_hint="'--pid'")
+    version = _version(service_commit, service_repo, command, url)
     if url is not None:  # a running server, alone unless ENTRIES are named
         if command is not None:
             raise click.BadParameter("give either --url or --cmd, not both", param_hint="'--url'")
@@ -154,7 +175,12 @@ def bench_cmd(
         click.echo(plan.words(usable, cfg, plan.estimate(usable, cfg, not no_verify)))
         return
     outcome = run_bench(
-        ctx.obj["repo"], chosen, cfg, verify=not no_verify, results_dir=results_dir or ctx.obj["repo"] / "results"
+        ctx.obj["repo"],
+        chosen,
+        cfg,
+        verify=not no_verify,
+        results_dir=results_dir or ctx.obj["repo"] / "results",
+        version=version,
     )
     view = publish(outcome.run_dir, reference)
     if outcome.interrupted:
@@ -166,3 +192,26 @@ def bench_cmd(
         )
         what += [f"dropped {', '.join(outcome.dropped)} (see above)"] if outcome.dropped else []
         raise Failure(f"the run did not measure everything: {'; '.join(what)}")
+
+
+REV_RE = re.compile(r"[0-9A-Za-z][0-9A-Za-z._/+-]{0,99}")  # a hash, a tag or a describe: one word
+
+
+def _version(commit: str | None, checkout: Path | None, command: str | None, url: str | None) -> Version | None:
+    """The version of the --cmd or --url server (--commit as given, or --commit-of's HEAD and
+    whether it has uncommitted changes), None when not given; raises BadParameter."""
+    flag = "'--commit'" if commit is not None else "'--commit-of'"
+    if commit is None and checkout is None:
+        return None
+    if commit is not None and checkout is not None:
+        raise click.BadParameter("give either --commit or --commit-of, not both", param_hint="'--commit'")
+    if command is None and url is None:
+        raise click.BadParameter("is only for a server measured by --cmd or --url", param_hint=flag)
+    if commit is not None:
+        if not REV_RE.fullmatch(commit):
+            raise click.BadParameter(f"must be one word naming a version (got {commit!r})", param_hint=flag)
+        return Version(commit, False)
+    head, dirty = history.commit_of(checkout)
+    if head is None:
+        raise click.BadParameter(f"{checkout} is not a git checkout with a commit", param_hint=flag)
+    return Version(head, dirty)

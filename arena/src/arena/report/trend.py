@@ -12,7 +12,7 @@ import html
 from pathlib import Path
 from statistics import median
 
-from ..analysis.history import METRICS, Trend
+from ..analysis.history import METRICS, Change, Trend
 
 WIDTH, HEIGHT = 640, 200  # of a chart, px
 LEFT, RIGHT, TOP, BOTTOM = 56, 12, 12, 24  # margins, px
@@ -29,9 +29,12 @@ a text.commits { fill: #c53030; text-decoration: underline; }
 """
 
 
-def _link(new_commit: str | None, commit_url: str | None) -> str | None:
-    """The URL of the commit that starts a level, from commit_url (a template with {commit})."""
-    return commit_url.format(commit=new_commit) if commit_url and new_commit else None
+def _link(change: Change, commit_url: str | None) -> str | None:
+    """The URL of the commit that starts a level, from commit_url (a template with {commit});
+    none for a server the arena did not build (its commits are not this repository's)."""
+    if change.service or not commit_url or not change.commit:
+        return None
+    return commit_url.format(commit=change.commit)
 
 
 def chart(trend: Trend, commit_url: str | None = None) -> str:
@@ -78,7 +81,7 @@ def chart(trend: Trend, commit_url: str | None = None) -> str:
             f'<text class="commits" x="{cx + 3:.1f}" y="{TOP + 10 + 12 * (k % 3)}">{shown}'
             f"<title>{html.escape(c.commits)}</title></text>"
         )
-        url = _link(c.commit, commit_url)
+        url = _link(c, commit_url)
         out.append(f'<a href="{html.escape(url)}">{label}</a>' if url else label)
     out.append("</svg>")
     caption = f"{trend.entry} · {trend.mode} · {METRICS[trend.metric][0]}"
@@ -114,7 +117,7 @@ def page(trends: list[Trend], source: str, commit_url: str | None = None) -> str
     found = [c for t in trends for c in t.changes]
     parts.append(f"<h2>Changes ({len(found)})</h2><ul>")
     for c in found:
-        url = _link(c.commit, commit_url)
+        url = _link(c, commit_url)
         words = html.escape(c.words())
         parts.append(
             f'<li class="found"><a href="{html.escape(url)}">{words}</a></li>'

@@ -101,11 +101,27 @@ class Outcome:
     interrupted: bool
 
 
-def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, verify: bool = True) -> Outcome:
+@dataclass(frozen=True)
+class Version:
+    """The version of a server the arena did not build (--cmd, --url: `arena bench --commit`,
+    `--commit-of`): its commit, and whether its checkout had uncommitted changes."""
+
+    commit: str
+    dirty: bool = False
+
+
+def run_bench(
+    repo: Path,
+    chosen: list[Entry],
+    cfg: Config,
+    results_dir: Path,
+    verify: bool = True,
+    version: Version | None = None,
+) -> Outcome:
     """Measures the chosen entries and writes results_dir/<run-id>/run.json, each sample also
     appended to its samples.jsonl as it is measured. A failed sample is recorded (with its
     server's stderr tail under logs/) and the run goes on; Ctrl-C ends it with what was
-    measured written."""
+    measured written. version: that of the --cmd or --url server, for the history (append_history)."""
     started = results.utc_now()
     run_dir = results.new_run_dir(results_dir, started)
     log_dir = run_dir / "logs"
@@ -198,13 +214,37 @@ def run_bench(repo: Path, chosen: list[Entry], cfg: Config, results_dir: Path, v
     run = run_doc(unfinished)
     run.write(run_dir)
     results.point_latest(results_dir, run_dir)
-    # Not in the history: a partial run (it would read as a change of level), nor one that
-    # measured a running server by URL (its figures are not the repository's code).
-    if by_url:
-        console.print(f"not appended to {history.FILE}: the run measured a running server by URL", highlight=False)
-    if not interrupted and not by_url:
-        history.append(run, repo, results_dir)
+    if not interrupted:  # a partial run is not in the history: it would read as a change of level
+        append_history(run, repo, results_dir, chosen, version)
     return Outcome(run_dir, dropped, interrupted)
+
+
+def append_history(run: Run, repo: Path, results_dir: Path, chosen: list[Entry], version: Version | None) -> None:
+    """Appends run to results_dir/history.jsonl, a server the arena did not build (--cmd, --url)
+    in a series of its own stamped with its version and what was measured (history.Service).
+    Without a version such a server is left out, said: a --cmd run's line holds the repository's
+    entries measured beside it; a --url run is not appended. With one, a --url run's line holds
+    the running server alone (loopback stays tracked in such a run, so the entries beside it are
+    not measured as in a bench; their floor's figures still divide its own)."""
+    outside = {e.name: e for e in chosen if isinstance(e, (Outside, Remote))}
+    by_url = any(isinstance(e, Remote) for e in outside.values())
+    if outside and version is None:
+        if by_url:
+            console.print(f"not appended to {history.FILE}: a running server (--url) without --commit", highlight=False)
+            return
+        console.print(f"--cmd's server left out of {history.FILE}: name its version with --commit or --commit-of")
+        history.append(run, repo, results_dir, left_out=list(outside))
+        return
+    services = {name: _service(e, version) for name, e in outside.items()}
+    beside = [e.name for e in run.entries if e.name not in outside] if by_url else []
+    history.append(run, repo, results_dir, services, left_out=beside)
+
+
+def _service(e: Outside | Remote, version: Version) -> history.Service:
+    """A --cmd or --url server as the history names it: the command line or the URL, and its version."""
+    if isinstance(e, Remote):
+        return history.Service("url", e.url, version.commit, version.dirty)
+    return history.Service("cmd", e.run, version.commit, version.dirty)
 
 
 @contextmanager
