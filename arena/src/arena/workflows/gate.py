@@ -251,11 +251,12 @@ KEEPS_UP = 0.9  # A must be served this share of the rate asked, else oha was th
 
 
 def capacity(a: Entry, cfg: Config, a_rps: list[float] | None, say: Callable[[str], None]) -> float:
-    """A's capacity in requests/s: the median of a_rps, A's requests/s in the timed samples,
-    or, when there were none (None: A was counted), of CAPACITY_SAMPLES samples of A alone
-    in LATENCY_MODE. Raises SampleError."""
+    """A's capacity in requests/s: the median of a_rps, A's requests/s in the timed samples
+    (taken in LATENCY_MODE: the command refuses --latency in another), or, when there were
+    none (None: A was counted), of CAPACITY_SAMPLES samples of A alone in LATENCY_MODE.
+    Raises SampleError."""
     if a_rps is None:
-        scripts = scripts_for(cfg)
+        scripts = scripts_for(replace(cfg, modes=(LATENCY_MODE,)))
         try:
             a_rps = []
             for rep in range(CAPACITY_SAMPLES):
