@@ -49,7 +49,7 @@ URLS = ["--url", "http://h/", "--baseline-url", "http://h/"]
         (["gate", "--url", "http://h/", "--baseline-url", "http://h/", "--pid", "1"], "'--pid': give --pid and"),
         (["gate", "--aa", "--pid", "1", "--baseline-pid", "1", "floor"], "'--pid': give --pid and"),
         (["gate", *URLS, "--native"], "'--native': only with --cmd and --baseline-cmd (a running server"),
-        (["gate", "--aa", "--native", "floor"], "'--native': only with --cmd and --baseline-cmd (an entry says"),
+        (["gate", "--aa", "--native", "floor"], "'--native': only with --cmd and --baseline-cmd (an entry's entry.toml"),
         (["gate", *CMDS, "--native", "--timed"], "'--native': counts instead of timing"),
         (["gate", *CMDS, "--native", "--path", "/a"], "'--native': the count's client sends GET /"),
         (["gate", *CMDS, "--native", "--expect", "200"], "'--native': the count's client sends GET /"),

@@ -206,7 +206,7 @@ def _check_native(native, sides, timed, target, expect) -> None:
     if not native:
         return
     if sides != "cmd":
-        why = "a running server is not started here" if sides == "url" else "an entry says it in its entry.toml"
+        why = "a running server is not started here" if sides == "url" else "an entry's entry.toml says native"
         raise click.BadParameter(f"only with --cmd and --baseline-cmd ({why})", param_hint="'--native'")
     if timed:
         raise click.BadParameter("counts instead of timing: give --timed or --native, not both", param_hint="'--native'")
