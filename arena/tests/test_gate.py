@@ -49,14 +49,20 @@ URLS = ["--url", "http://h/", "--baseline-url", "http://h/"]
         (["gate", "--url", "http://h/", "--baseline-url", "http://h/", "--pid", "1"], "'--pid': give --pid and"),
         (["gate", "--aa", "--pid", "1", "--baseline-pid", "1", "floor"], "'--pid': give --pid and"),
         (["gate", *URLS, "--native"], "'--native': only with --cmd and --baseline-cmd (a running server"),
-        (["gate", "--aa", "--native", "floor"], "'--native': only with --cmd and --baseline-cmd (an entry's entry.toml"),
+        (
+            ["gate", "--aa", "--native", "floor"],
+            "'--native': only with --cmd and --baseline-cmd (an entry's entry.toml",
+        ),
         (["gate", *CMDS, "--native", "--timed"], "'--native': counts instead of timing"),
         (["gate", *CMDS, "--native", "--path", "/a"], "'--native': the count's client sends GET /"),
         (["gate", *CMDS, "--native", "--expect", "200"], "'--native': the count's client sends GET /"),
         (["gate", "--aa", "--latency", "p75", "floor"], "'--latency'"),
         (["gate", "--aa", "--at", "0.3", "floor"], "'--at': only with --latency"),
         (["gate", "--aa", "--latency", "p99", "--at", "0", "floor"], "'--at'"),
-        (["gate", "--aa", "--latency", "p99", "--mode", "close", "floor"], "'--latency': its capacity is A's keepalive"),
+        (
+            ["gate", "--aa", "--latency", "p99", "--mode", "close", "floor"],
+            "'--latency': its capacity is A's keepalive",
+        ),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(args, words):
@@ -132,7 +138,7 @@ def test_the_timed_gate_decides_on_cpu_per_request_from_the_cgroup_and_shows_req
     monkeypatch.setattr(gate, "measure_sample", measure)
     said = []
     cfg = gate_config("keepalive-capped", 1, 0, 10, 0.5)
-    verdict = gate.timed_verdict("A", "B", cfg, Options(pairs=5, max_pairs=8), said.append)
+    verdict = gate.timed_verdict("A", "B", cfg, Options(pairs=5, max_pairs=8), said.append).verdict
     assert order == ["A", "B"] * 8  # paired: significance needs 8 pairs (Wilcoxon's exact p at alpha 0.01)
     assert Options().pairs == 8  # the default is the fewest that can decide
     assert verdict.metric == "CPU per request (keepalive-capped)" and not verdict.higher_is_better
@@ -181,7 +187,9 @@ def test_the_latency_criterion_pairs_a_and_b_at_a_share_of_a_capacity_and_judges
 
 
 def test_a_baseline_served_below_the_rate_asked_is_an_error_naming_the_load_generator(monkeypatch):
-    monkeypatch.setattr(gate, "fixed_rate_point", lambda entry, cfg, s, rate, share: latency_point(900, rate, 0.8 * rate))
+    monkeypatch.setattr(
+        gate, "fixed_rate_point", lambda entry, cfg, s, rate, share: latency_point(900, rate, 0.8 * rate)
+    )
     cfg = gate_config("keepalive", 1, 0, 10, 0.5)
     with pytest.raises(SampleError, match="oha sent only 400 of the 500 requests/s asked to A .*lower --at"):
         gate.latency_verdict("A", "B", 1000.0, cfg, Options(latency="p50"), lambda line: None)

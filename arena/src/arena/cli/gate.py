@@ -209,10 +209,13 @@ def _check_native(native, sides, timed, target, expect) -> None:
         why = "a running server is not started here" if sides == "url" else "an entry's entry.toml says native"
         raise click.BadParameter(f"only with --cmd and --baseline-cmd ({why})", param_hint="'--native'")
     if timed:
-        raise click.BadParameter("counts instead of timing: give --timed or --native, not both", param_hint="'--native'")
+        raise click.BadParameter(
+            "counts instead of timing: give --timed or --native, not both", param_hint="'--native'"
+        )
     if target != "/" or expect != 302:
         raise click.BadParameter(
-            "the count's client sends GET / and expects a 302: give neither --path nor --expect", param_hint="'--native'"
+            "the count's client sends GET / and expects a 302: give neither --path nor --expect",
+            param_hint="'--native'",
         )
     if instructions.available():
         raise click.BadParameter(instructions.available(), param_hint="'--native'")

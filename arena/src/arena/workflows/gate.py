@@ -285,7 +285,9 @@ def latency_verdict(a: Entry, b: Entry, cap: float, cfg: Config, opts: Options, 
             except (StartError, LoadError) as err:
                 raise SampleError(f"{SIDES[side]}: {str(err).splitlines()[0]}") from None
             if point.failed:
-                raise SampleError(f"{SIDES[side]}: {point.failed} requests failed or were answered wrongly at {rate:,.0f}/s")
+                raise SampleError(
+                    f"{SIDES[side]}: {point.failed} requests failed or were answered wrongly at {rate:,.0f}/s"
+                )
             if not point.latency_us.get(name):
                 raise SampleError(f"{SIDES[side]}: oha measured no {name} at {rate:,.0f}/s")
             if side == "A" and point.achieved < KEEPS_UP * rate:
