@@ -3,7 +3,8 @@ slowdown (the flagship as A, the python renard as B: about twice its CPU per req
 a regression with its JSON and JUnit verdicts; the same command against itself is no change;
 two running servers are judged by the client's figures alone, and the files say so; two native
 commands (--native: the flagship as A, the C renard, about 1.6 times its instructions per
-request here, as B) are counted under callgrind, not timed. Short samples (1 s, no warm-up); the bounds are wide: a 2x change against a ±25% noise band."""
+request here, as B) are counted under callgrind, not timed. Short samples (1 s, no warm-up);
+the bounds are wide: a 2x change against a ±25% noise band."""
 
 import json
 import os
