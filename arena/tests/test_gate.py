@@ -191,7 +191,9 @@ def test_a_baseline_served_below_the_rate_asked_is_an_error_naming_the_load_gene
         gate, "fixed_rate_point", lambda entry, cfg, s, rate, share: latency_point(900, rate, 0.8 * rate)
     )
     cfg = gate_config("keepalive", 1, 0, 10, 0.5)
-    with pytest.raises(SampleError, match="oha sent only 400 of the 500 requests/s asked to A .*lower --at"):
+    with pytest.raises(
+        SampleError, match="oha sent only 400 of the 500 requests/s asked to A .*median of 8 samples.*lower --at"
+    ):
         gate.latency_verdict("A", "B", 1000.0, cfg, Options(latency="p50"), lambda line: None)
 
 
