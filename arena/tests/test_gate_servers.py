@@ -1,8 +1,10 @@
 """arena gate on servers the arena did not build, end to end with real servers: a planted
 slowdown (the flagship as A, the python renard as B: about twice its CPU per request here) is
 a regression with its JSON and JUnit verdicts; the same command against itself is no change;
-two running servers are judged by the client's figures alone, and the files say so. Short
-samples (1 s, no warm-up); the bounds are wide: a 2x change against a ±25% noise band."""
+two running servers are judged by the client's figures alone, and the files say so; two native
+commands (--native: the flagship as A, the C renard, about 1.6 times its instructions per
+request here, as B) are counted under callgrind, not timed. Short samples (1 s, no warm-up);
+the bounds are wide: a 2x change against a ±25% noise band."""
 
 import json
 import os
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.counts import instructions
 from arena.entries.build import build, needs_build
 from arena.entries.manifest import discover, select
 from arena.entries.process import Launch, free_port, launch_ready
@@ -33,21 +36,40 @@ def arena(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.fixture(scope="module")
-def commands() -> dict[str, str]:
-    """Each renard's command line as an outsider would type it, built first when needed."""
-    for tool in ("wrk", "taskset"):
-        if not shutil.which(tool):
-            pytest.skip(f"{tool} is not on PATH")
+PROGRAMS = {"rust": "servers/rust/bin/renard", "python": "servers/python/renard", "c": "servers/c/bin/renard-c"}
+
+
+def built_commands(names: tuple[str, ...]) -> dict[str, str]:
+    """Each named renard's command line as an outsider would type it, built first when needed."""
     out = {}
-    for name, program in (("rust", "servers/rust/bin/renard"), ("python", "servers/python/renard")):
+    for name in names:
         entry = select(discover(REPO), [name])[0]
         if not entry.available:
             pytest.skip(f"{name}: {entry.reason}")
         if needs_build(entry) and not build(entry, None).ok:
             pytest.fail(f"{name} does not build")
-        out[name] = f"{program} --listen {{listen}} --threads 1"
+        out[name] = f"{PROGRAMS[name]} --listen {{listen}} --threads 1"
     return out
+
+
+@pytest.fixture(scope="module")
+def commands() -> dict[str, str]:
+    for tool in ("wrk", "taskset"):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not on PATH")
+    return built_commands(("rust", "python"))
+
+
+def test_two_native_commands_are_counted_not_timed_and_more_instructions_are_a_regression(tmp_path):
+    if instructions.available():
+        pytest.skip(instructions.available())
+    native = built_commands(("rust", "c"))
+    gate = ["gate", "--native", "--cmd", native["c"], "--baseline-cmd", native["rust"], "--requests", "160"]
+    result = arena(*gate, "--json", str(tmp_path / "g.json"))
+    assert result.returncode == 1, result.stdout + result.stderr
+    criteria = json.loads((tmp_path / "g.json").read_text())["criteria"]
+    assert [c["criterion"] for c in criteria] == [f"instructions per request ({m})" for m in instructions.PER_WRITE]
+    assert all(c["test"] == "count" and c["verdict"] == "regression" and c["ratio"] > 1.2 for c in criteria)
 
 
 def test_a_planted_slowdown_is_a_regression_in_the_exit_status_json_and_junit(commands, tmp_path):

@@ -1,6 +1,7 @@
 """The gate's verdict files (report/verdicts.py) from verdicts whose answer is known: the
 overall status and exit status, JSON with every criterion, JUnit XML with a test case per
-entry and criterion and a failure per regression, the Markdown summary."""
+entry and criterion and a failure per regression, the Markdown summary; a run error (the
+gate could not run to its end) as exit status 4 in every file, the verdicts before it kept."""
 
 import json
 import xml.etree.ElementTree as ET
@@ -16,8 +17,8 @@ UNSURE = decide_paired([10.0] * 3, [9.0, 12.0, 10.5], "CPU per request (keepaliv
 COUNT = decide_count(1000.0, 1000.2, "instructions per request (keepalive)")
 
 
-def gate(*verdicts) -> GateVerdicts:
-    return GateVerdicts("old {listen}", "new | {listen}", 0.05, 0.05, 0.01, list(verdicts), ["a note"])
+def gate(*verdicts, error: str | None = None) -> GateVerdicts:
+    return GateVerdicts("old {listen}", "new | {listen}", 0.05, 0.05, 0.01, list(verdicts), ["a note"], error)
 
 
 @pytest.mark.parametrize(
@@ -31,6 +32,28 @@ def gate(*verdicts) -> GateVerdicts:
 )
 def test_the_status_is_regression_before_inconclusive_before_no_regression(verdicts, status, exit_status):
     assert (gate(*verdicts).status, gate(*verdicts).exit_status) == (status, exit_status)
+
+
+@pytest.mark.parametrize("verdicts", [[], [("rust", SAME)], [("rust", SLOWER)], [("rust", UNSURE)]])
+def test_a_run_error_is_status_error_and_exit_4_whatever_was_decided_before_it(verdicts):
+    failed = gate(*verdicts, error="go: B (the change): does not start")
+    assert (failed.status, failed.exit_status) == ("error", 4)
+
+
+def test_a_run_error_is_in_the_json_an_error_case_in_junit_and_said_in_the_summary():
+    failed = gate(("rust", SLOWER), error="go: B (the change): does not start")
+    doc = json.loads(to_json(failed))
+    assert (doc["status"], doc["exit_status"], doc["error"]) == ("error", 4, "go: B (the change): does not start")
+    assert [c["verdict"] for c in doc["criteria"]] == ["regression"]  # decided before the error: kept
+    suite = ET.fromstring(to_junit(failed)).find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "1", "1")
+    (run,) = [c for c in suite.iter("testcase") if c.find("error") is not None]
+    assert (run.get("classname"), run.get("name")) == ("gate", "run")
+    assert run.find("error").get("message") == "go: B (the change): does not start"
+    text = to_markdown(failed)
+    assert text.startswith("### arena gate: error\n") and "could not run to its end** (exit status 4): go: B" in text
+    assert json.loads(to_json(gate(("rust", SAME))))["error"] is None
+    assert ET.fromstring(to_junit(gate(("rust", SAME)))).find("testsuite").get("errors") == "0"
 
 
 def test_json_holds_every_criterion_with_its_ratio_interval_test_p_pairs_verdict_and_samples():

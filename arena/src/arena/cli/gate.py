@@ -1,7 +1,8 @@
 """`arena gate`: the regression gate (workflows/gate.py): ENTRY… of the working tree against
 --baseline REV or against itself (--aa), or a server the arena did not build, --cmd against
 --baseline-cmd or --url against --baseline-url; its verdicts as files (report/verdicts.py)
-and its exit status: 0 no regression, 1 a regression, 2 bad usage, 3 inconclusive."""
+and its exit status: 0 no regression, 1 a regression, 2 bad usage, 3 inconclusive, 4 the gate
+could not run to its end (its files are still written, saying why)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from ..analysis import compare
 from ..core.modes import MODES, mode
 from ..counts import instructions
 from ..entries import outside, remote
+from ..load.oha import oha_problem
 from ..report import verdicts as verdict_files
 from ..ui import console
-from ..workflows.gate import GateError, gate_config, run_gate, run_outside_gate
+from ..workflows.gate import LATENCY_MODE, LATENCY_PERCENTILES, GateError, gate_config, run_gate, run_outside_gate
 from ..workflows.gate import Options as GateOptions
 from .common import Failure, load_entries
 from .options import connections_option, duration_option
@@ -65,6 +67,23 @@ FileOption = click.Path(dir_okay=False, path_type=Path)
     "--noise", type=click.FloatRange(0, 10), default=0.05, show_default=True, help="The noise floor (fraction)."
 )
 @click.option("--timed", is_flag=True, help="Time native entries too instead of counting their instructions.")
+@click.option(
+    "--native",
+    is_flag=True,
+    help="With --cmd: both commands run native code; count their instructions per request (callgrind), not time.",
+)
+@click.option(
+    "--latency",
+    type=click.Choice(LATENCY_PERCENTILES),
+    help="Also judge this latency percentile at --at of A's capacity (oha at a fixed rate, open loop).",
+)
+@click.option(
+    "--at",
+    type=click.FloatRange(0.01, 1.0),
+    default=0.5,
+    show_default=True,
+    help="With --latency: the fixed rate, as a share of A's keep-alive requests/s.",
+)
 @click.option("--mode", "mode_name", default="keepalive", show_default=True, help="The load of the timed samples.")
 @duration_option("gate", 3, "Seconds per sample.")
 @click.option("--warmup", type=click.IntRange(0, 600), default=1, show_default=True)
@@ -97,6 +116,9 @@ def gate_cmd(
     threshold,
     noise,
     timed,
+    native,
+    latency,
+    at,
     mode_name,
     duration,
     warmup,
@@ -113,8 +135,8 @@ def gate_cmd(
 
     Decided on paired, interleaved samples (Wilcoxon signed-rank at p < 0.01 and a bootstrap
     95% interval beyond --noise; docs/arena/gate.md). Exit 0: no regression; 1: a regression
-    beyond --threshold (or the gate could not run: Error: …); 2: bad usage; 3: inconclusive at
-    --max-pairs."""
+    beyond --threshold; 2: bad usage; 3: inconclusive at --max-pairs; 4: the gate could not run
+    to its end (Error: …; the files say it too)."""
     sides = _sides(baseline, aa, command, baseline_cmd, url, baseline_url)
     if (pid is None) != (baseline_pid is None) or (pid is not None and sides != "url"):
         raise click.BadParameter("give --pid and --baseline-pid together, with --url", param_hint="'--pid'")
@@ -126,36 +148,77 @@ def gate_cmd(
         raise click.BadParameter(f"takes no ENTRY ({entries[0]!r}): it compares two servers", param_hint=f"'--{sides}'")
     if sides == "url" and mode(mode_name).capped:
         raise click.BadParameter("a capped mode needs servers the arena starts", param_hint="'--mode'")
+    _check_native(native, sides, timed, target, expect)
+    _check_latency(ctx, latency, mode_name)
     cfg = gate_config(mode_name, duration, warmup, connections, cpu_quota)
-    opts = GateOptions(pairs, max_pairs, threshold, noise, timed, requests)
+    opts = GateOptions(pairs, max_pairs, threshold, noise, timed, requests, latency=latency, at=at, native=native)
     say = lambda line: console.print(line, highlight=False, soft_wrap=True, markup=False)  # noqa: E731
-    notes = []
+    notes, error = [], None
+    if sides == "entries":
+        a_words, b_words = ("itself (A/A)" if aa else baseline), "the working tree"
+    else:
+        old, new = _outside_pair(sides, command, baseline_cmd, (url, pid), (baseline_url, baseline_pid), target, expect)
+        a_words, b_words = (baseline_cmd, command) if sides == "cmd" else (baseline_url, url)
+        notes = [CLIENT_ONLY if pid is None else RUNNING] if sides == "url" else []
     try:
         if sides == "entries":
             chosen = load_entries(ctx, entries)
             names = [e.name for e in chosen if entries or (e.kind == "ours" and e.available)]
-            a_words, b_words = ("itself (A/A)" if aa else baseline), "the working tree"
             say(f"gate: {', '.join(names)} against {a_words}; A = {a_words}, B = {b_words}")
             found = run_gate(ctx.obj["repo"], names, baseline, cfg, opts, ctx.obj["repo"] / "results" / "logs", say)
         else:
-            old, new = _outside_pair(
-                sides, command, baseline_cmd, (url, pid), (baseline_url, baseline_pid), target, expect
-            )
-            a_words, b_words = (baseline_cmd, command) if sides == "cmd" else (baseline_url, url)
-            notes = [CLIENT_ONLY if pid is None else RUNNING] if sides == "url" else []
             say(f"gate: B = {b_words} against A = {a_words}")
             found = run_outside_gate(new, old, cfg, opts, say)
-    except GateError as err:
-        raise Failure(str(err)) from None
-    result = verdict_files.GateVerdicts(a_words, b_words, threshold, noise, compare.ALPHA, found, notes)
+    except (GateError, Failure) as err:  # Failure: an entry.toml that cannot be read
+        error, found = str(err), getattr(err, "found", [])
+    result = verdict_files.GateVerdicts(a_words, b_words, threshold, noise, compare.ALPHA, found, notes, error)
     for name, verdict in found:
         say(f"{name}: {verdict.words()}")
     for note in notes:
         say(f"note: {note}")
+    if error is not None:
+        click.echo(f"Error: {error}", err=True)  # plain, as main() prints a Failure: greppable
     say(f"gate: {result.status}")
     _write_files(result, json_file, junit_file, summary_file)
     if result.exit_status:
         raise click.exceptions.Exit(result.exit_status)
+
+
+def _check_latency(ctx, latency, mode_name) -> None:
+    """--latency's and --at's usage errors. oha missing is one too, found before anything runs:
+    a CI that asked for the latency criterion must not pass without it, nor wait to be told."""
+    if latency is None:
+        if ctx.get_parameter_source("at") == click.core.ParameterSource.COMMANDLINE:
+            raise click.BadParameter("only with --latency", param_hint="'--at'")
+        return
+    if mode_name != LATENCY_MODE:
+        raise click.BadParameter(
+            f"its capacity is A's {LATENCY_MODE} requests/s: give --mode {LATENCY_MODE}", param_hint="'--latency'"
+        )
+    problem = oha_problem()
+    if problem:
+        raise click.BadParameter(problem, param_hint="'--latency'")
+
+
+def _check_native(native, sides, timed, target, expect) -> None:
+    """--native's usage errors: it needs two commands, counted (not --timed), that the count's
+    client can load (it sends `GET /` and reads 302s: counts/instructions.py), and valgrind."""
+    if not native:
+        return
+    if sides != "cmd":
+        why = "a running server is not started here" if sides == "url" else "an entry's entry.toml says native"
+        raise click.BadParameter(f"only with --cmd and --baseline-cmd ({why})", param_hint="'--native'")
+    if timed:
+        raise click.BadParameter(
+            "counts instead of timing: give --timed or --native, not both", param_hint="'--native'"
+        )
+    if target != "/" or expect != 302:
+        raise click.BadParameter(
+            "the count's client sends GET / and expects a 302: give neither --path nor --expect",
+            param_hint="'--native'",
+        )
+    if instructions.available():
+        raise click.BadParameter(instructions.available(), param_hint="'--native'")
 
 
 def _sides(baseline, aa, command, baseline_cmd, url, baseline_url) -> str:

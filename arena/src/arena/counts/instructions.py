@@ -12,6 +12,9 @@ wrk sends (`GET / HTTP/1.1` and `Host`): one per round trip (keepalive) or 16 pe
 Ir is callgrind's total of executed instructions over every thread of the process. The
 client waits for every answer before it sends the next batch, so the count does not depend
 on timing. Every run is bounded (RUN_TIMEOUT_S) and the server is always stopped.
+
+An outside server (outside.Outside: `arena gate --cmd … --native`) is counted alike: it says
+no `listening on` line, so it is given a free port and found ready when that port accepts.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 
 from ..core.model import InstructionCount as Count
 from ..entries.manifest import Entry
-from ..entries.process import Launch, start
+from ..entries.process import Launch, free_port, start
 from ..load.driver import LoadError
 from ..load.raw import Client
 from .strace import CountError
@@ -72,7 +75,8 @@ def total_ir(out_file: Path) -> int:
 def callgrind_run(entry: Entry, requests: int, per_write: int, out_file: Path) -> int:
     """The total Ir of one run of entry under callgrind serving `requests` requests."""
     wrapper = ("valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", "--quiet")
-    server = start(entry, Launch(port=0, threads=1, wrapper=wrapper))
+    port = 0 if entry.ready == "listening" else free_port()  # 0: the entry's `listening on` line says its port
+    server = start(entry, Launch(port=port, threads=1, wrapper=wrapper))
     try:
         server.wait_ready(READY_TIMEOUT_S)
         drive(server.port, requests, per_write, time.monotonic() + RUN_TIMEOUT_S)

@@ -13,16 +13,24 @@ capacity is its warm one); its capacity is measured with oha unbounded (same con
 90% of that capacity, each `seconds` long, recording p50, p90, p99, p99.9, p99.99 and max.
 oha never follows the 302 (`--redirect 0`). The report tells at which rate each entry's
 p99 first passes 1 ms and 10 ms. Every oha run is bounded (its duration + 30 s).
+
+The regression gate's latency criterion (`arena gate --latency`) takes its samples here too:
+fixed_rate_point, one fresh server (or the running one, remote.Remote) warmed up the same way
+and loaded at one given rate.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..core.model import Config
 from ..core.schema import Declared, Num, required
 from ..entries.manifest import Entry
+from ..entries.outside import Outside
 from ..entries.process import Launch, free_port, launch_ready
+from ..entries.remote import Remote
 from ..load.oha import run_oha
 from ..load.warmup import warmup_s
 
@@ -66,7 +74,9 @@ class Latency(Declared):
         return f"{p.share:.0%} ({p.rate:,.0f}/s)"
 
 
-def point(share: float, rate: float, oha: dict) -> Point:
+def point(share: float, rate: float, oha: dict, expect: int = 302) -> Point:
+    """oha's JSON summary as a Point; `failed` counts answers other than `expect` and failed
+    requests (not those still in flight when the run ended)."""
     percentiles = oha.get("latencyPercentiles") or {}
     us = {
         k: (None if percentiles.get(v) is None else round(percentiles[v] * 1e6, 1)) for k, v in OHA_PERCENTILES.items()
@@ -76,15 +86,28 @@ def point(share: float, rate: float, oha: dict) -> Point:
     codes = oha.get("statusCodeDistribution") or {}
     # Requests still in flight when -z ends are "aborted due to deadline": not the server's.
     errors = {why: n for why, n in (oha.get("errorDistribution") or {}).items() if "deadline" not in why}
-    failed = sum(n for code, n in codes.items() if code != "302") + sum(errors.values())
+    failed = sum(n for code, n in codes.items() if code != str(expect)) + sum(errors.values())
     return Point(share, rate, round(oha["summary"].get("requestsPerSec") or 0.0, 1), us, failed)
+
+
+@contextmanager
+def serving(entry: Entry, cfg: Config) -> Iterator[str]:
+    """The URL to load: a running server's (remote.Remote: never started nor stopped), else
+    that of a fresh server of entry on a free port, pinned to cfg.server_cpus with one thread,
+    stopped afterwards (an outside command's URL ends in its --path). Raises StartError."""
+    if isinstance(entry, Remote):
+        yield entry.url
+        return
+    server = launch_ready(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus))
+    try:
+        yield f"http://127.0.0.1:{server.port}{entry.path if isinstance(entry, Outside) else '/'}"
+    finally:
+        server.stop()
 
 
 def measure(entry: Entry, cfg: Config, seconds: int, shares=SHARES, progress=None) -> Latency:
     """One entry's capacity and latency points (see the module's docstring)."""
-    server = launch_ready(entry, Launch(port=free_port(), threads=1, cpus=cfg.server_cpus))
-    url = f"http://127.0.0.1:{server.port}/"
-    try:
+    with serving(entry, cfg) as url:
         warm = warmup_s(entry, cfg)
         if warm > 0:
             if progress:
@@ -99,6 +122,17 @@ def measure(entry: Entry, cfg: Config, seconds: int, shares=SHARES, progress=Non
                 progress(f"{share:.0%}")
             rate = max(1.0, share * capacity)
             result.points.append(point(share, rate, run_oha(url, cfg, seconds, rate)))
-    finally:
-        server.stop()
     return result
+
+
+def fixed_rate_point(entry: Entry, cfg: Config, seconds: int, rate: float, share: float) -> Point:
+    """One sample at a fixed rate (requests/s) of a fresh server of entry (or the running one):
+    warmed up by oha unbounded as measure() does (warmup_s), then oha at `rate` with
+    --latency-correction for `seconds`; `share` is the share of a capacity the rate stands for,
+    recorded in the Point. Its failures count answers other than the entry's `expect` (302 for
+    an entry of the repository). Raises StartError, LoadError."""
+    with serving(entry, cfg) as url:
+        warm = warmup_s(entry, cfg)
+        if warm > 0:
+            run_oha(url, cfg, warm, None)
+        return point(share, rate, run_oha(url, cfg, seconds, rate), getattr(entry, "expect", 302))

@@ -15,7 +15,7 @@ from .driver import LoadError, run_load
 
 def oha_problem() -> str | None:
     if shutil.which("oha") is None:
-        return "oha is not on PATH (cargo install oha --locked; scripts/oha installs it)"
+        return "oha is not on PATH (arena/tools/install-oha installs it with cargo)"
     return None
 
 

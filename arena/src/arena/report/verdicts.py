@@ -1,10 +1,13 @@
 """The gate's verdicts as files a CI reads, all rendered from one GateVerdicts:
 - to_json: every criterion with its ratio B ÷ A, the interval, the test and its p-value, the
-  pairs, the verdict and the samples it rests on (schema 1);
+  pairs, the verdict and the samples it rests on, and the run error if any (schema 1);
 - to_junit: JUnit XML, one test case per entry and criterion, a <failure> per regression, a
-  <skipped> per inconclusive criterion (the gate could not tell; exit status 3 says it too);
+  <skipped> per inconclusive criterion (the gate could not tell; exit status 3 says it too),
+  and a test case `gate.run` with an <error> when the gate could not run (exit status 4);
 - to_markdown: a table for a CI's step summary ($GITHUB_STEP_SUMMARY).
-A verdict's state (STATES) is decided once here, and the overall status from the states."""
+A verdict's state (STATES) is decided once here, and the overall status from the states and
+the run error: an error makes the status "error" whatever was decided before it, since the
+gate's answer is then incomplete (the criteria decided before it are still listed)."""
 
 from __future__ import annotations
 
@@ -16,14 +19,16 @@ from ..analysis.compare import CONFIDENCE, TESTS, Verdict, factor
 
 SCHEMA = 1
 STATES = ("regression", "inconclusive", "worse within the threshold", "better", "no change")
-EXIT = {"no regression": 0, "regression": 1, "inconclusive": 3}  # the gate's exit status by overall status
+# the gate's exit status by overall status; 2 is bad usage, found before anything is measured
+EXIT = {"no regression": 0, "regression": 1, "inconclusive": 3, "error": 4}
+RUN_CASE = ("gate", "run")  # the JUnit test case (classname, name) that carries a run error
 
 
 @dataclass
 class GateVerdicts:
     """What the gate compared and found: A (baseline) and B (change) in words, its
-    thresholds as fractions (0.05: 5%), every (entry, verdict), and notes on what could not
-    be measured."""
+    thresholds as fractions (0.05: 5%), every (entry, verdict), notes on what could not
+    be measured, and why the gate could not run to its end (None: it did)."""
 
     baseline: str
     change: str
@@ -32,6 +37,7 @@ class GateVerdicts:
     alpha: float
     verdicts: list[tuple[str, Verdict]]
     notes: list[str] = field(default_factory=list)
+    error: str | None = None
 
     def state(self, verdict: Verdict) -> str:
         """One of STATES."""
@@ -45,8 +51,11 @@ class GateVerdicts:
 
     @property
     def status(self) -> str:
-        """ "regression" when a criterion regressed, else "inconclusive" when one could not be
-        decided (at the cap on pairs), else "no regression"."""
+        """ "error" when the gate could not run to its end, else "regression" when a criterion
+        regressed, else "inconclusive" when one could not be decided (at the cap on pairs),
+        else "no regression"."""
+        if self.error is not None:
+            return "error"
         states = {self.state(v) for _, v in self.verdicts}
         for status in ("regression", "inconclusive"):
             if status in states:
@@ -95,6 +104,7 @@ def to_json(g: GateVerdicts) -> str:
         "noise": g.noise,
         "alpha": g.alpha,
         "notes": g.notes,
+        "error": g.error,
         "criteria": criteria,
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
@@ -108,7 +118,7 @@ def to_junit(g: GateVerdicts) -> str:
         tests=str(len(states)),
         failures=str(states.count("regression")),
         skipped=str(states.count("inconclusive")),
-        errors="0",
+        errors=str(int(g.error is not None)),
     )
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="baseline", value=g.baseline)
     for (entry, v), state in zip(g.verdicts, states, strict=True):
@@ -119,6 +129,10 @@ def to_junit(g: GateVerdicts) -> str:
             ET.SubElement(case, "skipped", message=f"inconclusive: {v.words()}")
         else:
             ET.SubElement(case, "system-out").text = f"{state}: {v.words()}"
+    if g.error is not None:
+        suite.set("tests", str(len(states) + 1))
+        case = ET.SubElement(suite, "testcase", classname=RUN_CASE[0], name=RUN_CASE[1])
+        ET.SubElement(case, "error", type="run error", message=g.error).text = _error_text(g)
     root = ET.Element("testsuites")
     root.append(suite)
     ET.indent(root)
@@ -127,6 +141,10 @@ def to_junit(g: GateVerdicts) -> str:
 
 def _failure_text(g: GateVerdicts, v: Verdict) -> str:
     return f"B ({g.change}) against A ({g.baseline}): {v.words()}; worse beyond the threshold {g.threshold:.0%}"
+
+
+def _error_text(g: GateVerdicts) -> str:
+    return f"B ({g.change}) against A ({g.baseline}): the gate could not run to its end (exit status 4): {g.error}"
 
 
 def _cell(text: str) -> str:
@@ -140,6 +158,10 @@ def to_markdown(g: GateVerdicts) -> str:
         f"B = `{_cell(g.change)}` against A = `{_cell(g.baseline)}`; a regression is significant "
         f"(p < {g.alpha:g}) and worse by more than {g.threshold:.0%}; the noise floor is ±{g.noise:.0%}.",
         "",
+    ]
+    if g.error is not None:
+        lines += [f"**The gate could not run to its end** (exit status 4): {g.error}", ""]
+    lines += [
         f"| entry | criterion | B ÷ A | {CONFIDENCE:.0%} CI | test | p | pairs | verdict |",
         "|---|---|---|---|---|---|---|---|",
     ]

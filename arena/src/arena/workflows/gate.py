@@ -18,6 +18,18 @@ requests/s alone, since their CPU is not known here, unless their processes are 
   cancels; significance needs compare.min_pairs(), 8 at alpha 0.01) tells significant, no change
   or inconclusive; an inconclusive result adds one pair at a time up to `max_pairs`, and then
   the answer is "inconclusive", never a guess.
+- With `latency` (p50, p90 or p99; off by default), every entry or server is also judged by
+  that percentile of its latency at a fixed rate, `at` (0.5) times A's capacity, A's median
+  requests/s in the timed samples (wrk, keep-alive, `connections`, one fresh server per
+  sample pinned to its core with one thread), or in CAPACITY_SAMPLES samples of A alone taken
+  for it when A was counted, not timed. Pairs A B A B of oha at that rate, open loop with
+  --latency-correction (curves/latency.py: fixed_rate_point), fresh servers warmed up as
+  `arena latency` does; each pair's ratio B÷A of the percentile (higher is worse) goes to
+  compare.decide_paired as the timed figure's do (the same pairs, noise, cap). A must be
+  served at KEEPS_UP of the rate asked (the median of its samples), else oha, not the
+  server, was the limit: an error.
+- Two --cmd servers that run native code (`native`, `arena gate --native`) are counted as
+  native entries are, instead of timed (instructions.py takes an outside.Outside).
 - Every entry, with strace here (unless `syscalls` is off): system calls per request under
   strace in keepalive and pipeline16 (syscalls.py), counted twice each side (A B A B); means
   further apart than syscalls.tolerance (0.05 calls per request, plus the entry's
@@ -25,16 +37,18 @@ requests/s alone, since their CPU is not known here, unless their processes are 
   scheduler's or JIT's variation for a runtime) are a change, with no statistics.
 
 run_gate and run_outside_gate return every (entry, verdict); the command turns them into
-its exit status and verdict files (report/verdicts.py).
+its exit status and verdict files (report/verdicts.py). When they cannot run to the end they
+raise GateError, which carries the verdicts decided before (the files still list them).
 """
 
 from __future__ import annotations
 
 import shutil
+import statistics
 import subprocess
 import tempfile
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,6 +57,7 @@ from ..analysis import compare
 from ..bench.measure import SampleError, measure_sample, scripts_for
 from ..core.model import Config
 from ..counts import instructions, syscalls
+from ..curves.latency import fixed_rate_point
 from ..entries.build import build, needs_build
 from ..entries.manifest import Entry, ManifestError, discover, load_manifest, select
 from ..entries.process import StartError
@@ -52,7 +67,12 @@ from ..load.driver import LoadError
 
 
 class GateError(Exception):
-    """The gate could not run (no such revision, a build failed); str() says why."""
+    """The gate could not run to its end (no such revision, a build failed, a server that did
+    not start or answer); str() says why, `found` holds the (entry, verdict)s decided before."""
+
+    def __init__(self, reason: str, found: list | None = None):
+        super().__init__(reason)
+        self.found = list(found or [])
 
 
 @dataclass
@@ -64,6 +84,9 @@ class Options:
     timed: bool = False  # time native entries too instead of counting their instructions
     requests: int = instructions.DEFAULT_REQUESTS  # N for the instruction counts
     syscalls: bool = True  # also compare system calls per request (when strace is installed)
+    latency: str | None = None  # also judge this percentile (a key of LATENCY_PERCENTILES); None: not
+    at: float = 0.5  # the latency's fixed rate as a share of A's capacity (requests/s)
+    native: bool = False  # outside servers (--cmd) run native code: count their instructions instead of timing
 
 
 @contextmanager
@@ -152,7 +175,32 @@ def client_only(entry: Entry) -> bool:
     return isinstance(entry, Remote) and entry.pid is None
 
 
-def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[[str], None]) -> compare.Verdict:
+def paired_verdict(
+    measure_pair: Callable[[int], str], decide: Callable[[], compare.Verdict], opts: Options, say
+) -> compare.Verdict:
+    """The pairs' decision: measure_pair(i) takes pair i (A then B) and returns its line;
+    decide() judges the pairs so far, from opts.pairs on, one more pair at a time while it is
+    inconclusive, up to opts.max_pairs."""
+    verdict = None
+    for pair in range(opts.max_pairs):
+        say(f"  pair {pair + 1}: {measure_pair(pair)}")
+        if pair + 1 >= opts.pairs:
+            verdict = decide()
+            if verdict.outcome != "inconclusive":
+                break
+    return verdict
+
+
+@dataclass
+class Timed:
+    """The timed criterion's verdict, and A's requests/s sample by sample (the capacity the
+    latency criterion takes its share of)."""
+
+    verdict: compare.Verdict
+    a_rps: list[float]
+
+
+def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[[str], None]) -> Timed:
     """A and B by the server's CPU time per request (Sample.own_cpu_us; fewer is better) of
     interleaved fresh-process samples in cfg.modes[0]: the server's own cost, which wrk's
     share of a loaded machine moves less than its requests/s. The requests/s interval of the
@@ -163,54 +211,154 @@ def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[
     scripts = scripts_for(cfg)
     cpu: dict[str, list[float]] = {"A": [], "B": []}
     rps: dict[str, list[float]] = {"A": [], "B": []}
+
+    def measure_pair(pair: int) -> str:
+        for side, entry in (("A", a), ("B", b)):
+            try:
+                sample = measure_sample(entry, mode_name, pair, cfg, scripts)
+            except SampleError as err:
+                raise SampleError(f"{SIDES[side]}: {err.reason}", err.tail) from None
+            cost = sample.own_cpu_us
+            if cost is None and not by_rps:
+                raise SampleError(f"{SIDES[side]}: answered no request during the run")
+            if cost == 0 and not by_rps:  # a --pid that is not the server, or ticks too coarse
+                raise SampleError(f"{SIDES[side]}: no CPU time measured for its process tree")
+            cpu[side].append(cost)
+            rps[side].append(sample.rps)
+        costs = "" if by_rps else f"A {cpu['A'][-1]:.2f}, B {cpu['B'][-1]:.2f} CPU µs per request "
+        return f"{costs}(A {rps['A'][-1]:,.0f}, B {rps['B'][-1]:,.0f} requests/s)"
+
+    def decide() -> compare.Verdict:
+        if by_rps:
+            return compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
+        return compare.decide_paired(
+            cpu["A"], cpu["B"], f"CPU per request ({mode_name})", noise=opts.noise, higher_is_better=False
+        )
+
     try:
-        verdict = None
-        for pair in range(opts.max_pairs):
-            for side, entry in (("A", a), ("B", b)):
-                try:
-                    sample = measure_sample(entry, mode_name, pair, cfg, scripts)
-                except SampleError as err:
-                    raise SampleError(f"{SIDES[side]}: {err.reason}", err.tail) from None
-                cost = sample.own_cpu_us
-                if cost is None and not by_rps:
-                    raise SampleError(f"{SIDES[side]}: answered no request during the run")
-                if cost == 0 and not by_rps:  # a --pid that is not the server, or ticks too coarse
-                    raise SampleError(f"{SIDES[side]}: no CPU time measured for its process tree")
-                cpu[side].append(cost)
-                rps[side].append(sample.rps)
-            costs = "" if by_rps else f"A {cpu['A'][-1]:.2f}, B {cpu['B'][-1]:.2f} CPU µs per request "
-            say(f"  pair {pair + 1}: {costs}(A {rps['A'][-1]:,.0f}, B {rps['B'][-1]:,.0f} requests/s)")
-            if pair + 1 >= opts.pairs:
-                if by_rps:
-                    verdict = compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
-                else:
-                    verdict = compare.decide_paired(
-                        cpu["A"], cpu["B"], f"CPU per request ({mode_name})", noise=opts.noise, higher_is_better=False
-                    )
-                if verdict.outcome != "inconclusive":
-                    break
-        if verdict is not None and not by_rps:
+        verdict = paired_verdict(measure_pair, decide, opts, say)
+        if not by_rps:
             throughput = compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
             say(f"  for reference, not deciding: {throughput.words()}")
-        return verdict
+        return Timed(verdict, rps["A"])
     finally:
         shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+
+
+LATENCY_PERCENTILES = ("p50", "p90", "p99")  # the choices of --latency: keys of curves.latency's Point
+LATENCY_MODE = "keepalive"  # the capacity is A's requests/s in this mode (oha keeps connections alive)
+CAPACITY_SAMPLES = 3  # samples of A alone when its timed samples were not taken (a counted entry)
+KEEPS_UP = 0.9  # A must be served this share of the rate asked, else oha was the limit
+
+
+def capacity(a: Entry, cfg: Config, a_rps: list[float] | None, say: Callable[[str], None]) -> float:
+    """A's capacity in requests/s: the median of a_rps, A's requests/s in the timed samples
+    (taken in LATENCY_MODE: the command refuses --latency in another), or, when there were
+    none (None: A was counted), of CAPACITY_SAMPLES samples of A alone in LATENCY_MODE.
+    Raises SampleError."""
+    if a_rps is None:
+        scripts = scripts_for(replace(cfg, modes=(LATENCY_MODE,)))
+        try:
+            a_rps = []
+            for rep in range(CAPACITY_SAMPLES):
+                try:
+                    a_rps.append(measure_sample(a, LATENCY_MODE, rep, cfg, scripts).rps)
+                except SampleError as err:
+                    raise SampleError(f"{SIDES['A']}: {err.reason}", err.tail) from None
+        finally:
+            shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+        say(f"  A's capacity: {', '.join(f'{r:,.0f}' for r in a_rps)} requests/s ({LATENCY_MODE}, wrk)")
+    return float(statistics.median(a_rps))
+
+
+def latency_verdict(a: Entry, b: Entry, cap: float, cfg: Config, opts: Options, say) -> compare.Verdict:
+    """A and B by opts.latency (µs; higher is worse) at opts.at × cap requests/s, pairs of
+    fixed_rate_point A B A B (see the module's docstring). Raises SampleError, StartError, LoadError."""
+    rate = max(1.0, opts.at * cap)
+    name = opts.latency
+    us: dict[str, list[float]] = {"A": [], "B": []}
+    a_achieved: list[float] = []  # requests/s oha got answered by A, sample by sample
+
+    def measure_pair(pair: int) -> str:
+        achieved = {}
+        for side, entry in (("A", a), ("B", b)):
+            try:
+                point = fixed_rate_point(entry, cfg, cfg.duration_s, rate, opts.at)
+            except (StartError, LoadError) as err:
+                raise SampleError(f"{SIDES[side]}: {str(err).splitlines()[0]}") from None
+            if point.failed:
+                raise SampleError(
+                    f"{SIDES[side]}: {point.failed} requests failed or were answered wrongly at {rate:,.0f}/s"
+                )
+            if not point.latency_us.get(name):
+                raise SampleError(f"{SIDES[side]}: oha measured no {name} at {rate:,.0f}/s")
+            us[side].append(point.latency_us[name])
+            achieved[side] = point.achieved
+        a_achieved.append(achieved["A"])
+        return (
+            f"A {us['A'][-1]:,.1f}, B {us['B'][-1]:,.1f} µs {name} "
+            f"(A {achieved['A']:,.0f}, B {achieved['B']:,.0f} of {rate:,.0f} requests/s)"
+        )
+
+    def decide() -> compare.Verdict:
+        served = statistics.median(a_achieved)  # one sample stalled by a neighbour is not oha's limit
+        if served < KEEPS_UP * rate:
+            raise SampleError(
+                f"oha sent only {served:,.0f} of the {rate:,.0f} requests/s asked to A (the baseline; median of "
+                f"{len(a_achieved)} samples): the load generator was the limit, not the server "
+                "(lower --at, or give oha more connections)"
+            )
+        metric = f"latency {name} at {opts.at:.0%} of A's capacity ({rate:,.0f} requests/s)"
+        verdict = compare.decide_paired(us["A"], us["B"], metric, noise=opts.noise, higher_is_better=False)
+        return replace(verdict, criterion=latency_criterion(opts))
+
+    return paired_verdict(measure_pair, decide, opts, say)
+
+
+def latency_criterion(opts: Options) -> str:
+    """The latency verdict's stable name (a JUnit test case's), e.g. "latency p99 at 50% of capacity"."""
+    return f"latency {opts.latency} at {opts.at:.0%} of capacity"
+
+
+RUN_ERRORS = (SampleError, StartError, LoadError, CapError, instructions.CountError, syscalls.CountError)
+
+
+def judge(a: Entry, b: Entry, cfg: Config, opts: Options, counted: bool, say) -> Iterator[compare.Verdict]:
+    """A against B, each verdict as it is decided: by instructions per request (counted) or
+    timed, then by latency when opts.latency asks for it. Raises one of RUN_ERRORS."""
+    a_rps = None
+    if counted:
+        yield from count_verdicts(a, b, opts, say)
+    else:
+        timed = timed_verdict(a, b, cfg, opts, say)
+        a_rps = timed.a_rps
+        yield timed.verdict
+    if opts.latency:
+        say(f"{b.name}: latency {opts.latency} at {opts.at:.0%} of A's capacity (oha, open loop)")
+        yield latency_verdict(a, b, capacity(a, cfg, a_rps, say), cfg, opts, say)
 
 
 def run_outside_gate(
     new: Entry, old: Entry, cfg: Config, opts: Options, say: Callable[[str], None] = print
 ) -> list[tuple[str, compare.Verdict]]:
     """B = new against A = old, two servers the arena did not build (outside.Outside from a
-    command line, or remote.Remote at a URL): the timed verdict alone (no instructions, no
-    system calls: what they run is not known to be native, nor started the same way); the
-    verdict is named after new's entry name ("cmd" or "url"). Raises GateError."""
+    command line, or remote.Remote at a URL): timed, or, two commands that run native code
+    (opts.native), counted; then by latency when asked; no system calls (what they run is not
+    known to be started the same way). The verdicts are named after new's entry name ("cmd" or
+    "url"). Raises GateError."""
     by_rps = client_only(new) or client_only(old)
-    figure = "requests/s (client only: CPU unknown)" if by_rps else "server CPU per request"
-    say(f"{new.name}: {figure}, {cfg.modes[0]}")
+    if opts.native:
+        figure = "instructions per request (callgrind)"
+    else:
+        figure = "requests/s (client only: CPU unknown)" if by_rps else f"server CPU per request, {cfg.modes[0]}"
+    say(f"{new.name}: {figure}")
+    found = []
     try:
-        return [(new.name, timed_verdict(old, new, cfg, opts, say))]
-    except (SampleError, StartError, LoadError, CapError) as err:
-        raise GateError(f"{new.name}: {str(err).splitlines()[0]}") from None
+        for verdict in judge(old, new, cfg, opts, opts.native, say):
+            found.append((new.name, verdict))
+    except RUN_ERRORS as err:
+        raise GateError(f"{new.name}: {str(err).splitlines()[0]}", found) from None
+    return found
 
 
 def run_gate(
@@ -249,13 +397,13 @@ def _compare_all(old: dict[str, Entry], current: list[Entry], cfg: Config, opts:
         figure = "instructions per request (callgrind)" if counted else f"server CPU per request, {cfg.modes[0]}"
         say(f"{entry.name}: {figure}")
         try:
-            verdicts = count_verdicts(a, entry, opts, say) if counted else [timed_verdict(a, entry, cfg, opts, say)]
+            for verdict in judge(a, entry, cfg, opts, counted, say):
+                out.append((entry.name, verdict))
             if opts.syscalls and syscalls.available() is None:
                 say(f"{entry.name}: system calls per request (strace)")
-                verdicts += syscall_verdicts(a, entry, say)
-        except (SampleError, StartError, LoadError, CapError, instructions.CountError, syscalls.CountError) as err:
-            raise GateError(f"{entry.name}: {str(err).splitlines()[0]}") from None
-        out += [(entry.name, v) for v in verdicts]
+                out += [(entry.name, v) for v in syscall_verdicts(a, entry, say)]
+        except RUN_ERRORS as err:
+            raise GateError(f"{entry.name}: {str(err).splitlines()[0]}", out) from None
     return out
 
 

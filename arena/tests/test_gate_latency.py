@@ -1,0 +1,51 @@
+"""The gate's latency criterion on real servers and real oha (skipped where oha is missing:
+arena/tools/install-oha): a server that answers 3 ms late (fixtures/late_server.py, which
+sleeps before each answer) is a latency regression at a quarter of the capacity measured for
+its baseline, while the same server against itself is not called significant. Short samples
+(1 s, no warm-up, 10 connections), 8 pairs: the fewest with which a change can be significant."""
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.entries.outside import outside_entry
+from arena.load.oha import oha_problem
+from arena.workflows import gate
+from arena.workflows.gate import Options, gate_config
+
+LATE_SERVER = Path(__file__).resolve().parent / "fixtures" / "late_server.py"
+CFG = gate_config("keepalive", 1, 0, 10, 0.5)
+
+
+def late(delay_ms: float):
+    """The late server as an outside command (--cmd), answering after delay_ms."""
+    return outside_entry(f"{sys.executable} {LATE_SERVER} --listen {{listen}} --delay-ms {delay_ms:g}")
+
+
+@pytest.fixture(autouse=True)
+def tools():
+    if oha_problem():
+        pytest.skip(oha_problem())
+    for tool in ("wrk", "taskset"):
+        if not shutil.which(tool):
+            pytest.skip(f"{tool} is not on PATH")
+
+
+def test_a_server_that_answers_3_ms_late_is_a_latency_regression_at_a_quarter_of_its_baseline_capacity():
+    said = []
+    capacity = gate.capacity(late(0), CFG, None, said.append)  # wrk samples of A alone: requests/s
+    assert capacity > 400, said  # 10 connections, each answered well within 25 ms
+    opts = Options(latency="p50", at=0.25, max_pairs=8)
+    verdict = gate.latency_verdict(late(0), late(3), capacity, CFG, opts, said.append)
+    assert verdict.regression(opts.threshold), said
+    assert verdict.lo > 2 and verdict.pairs == 8 and min(verdict.b) > 3000  # µs: the 3 ms sleep is in every p50
+
+
+def test_the_same_server_against_itself_is_not_a_significant_latency_change():
+    said = []
+    opts = Options(latency="p90", at=0.25, max_pairs=8, noise=0.25)  # the noise band of the timed A/A tests
+    verdict = gate.latency_verdict(late(0), late(0), 2000.0, CFG, opts, said.append)  # at 500 requests/s
+    assert verdict.pairs == 8 and verdict.outcome != "significant", said
+    assert not verdict.regression(opts.threshold)
