@@ -235,3 +235,23 @@ class Named(str):
     @property
     def name(self) -> str:
         return str(self)
+
+
+def test_a_mode_one_side_was_not_counted_in_is_left_out_of_the_system_call_verdicts(monkeypatch):
+    """An entry that declares `pipelining = false` has no pipelined count: the gate compares the
+    modes both sides were counted in, and says the other, rather than failing on it."""
+    from arena.counts import syscalls
+    from arena.workflows import gate
+
+    def counted(entry, modes, requests):
+        modes = [m for m in modes if m == "keepalive" or entry == "A"]
+        calls = {"recvfrom": 1.0, "sendto": 1.0, "epoll_pwait": 1.0}
+        return syscalls.EntryCounts(
+            entry, "peer", [syscalls.Count(m, requests, 3.0, calls, {}, {}, 0.0) for m in modes]
+        )
+
+    monkeypatch.setattr(syscalls, "count_entry", counted)
+    said = []
+    verdicts = gate.syscall_verdicts("A", "B", said.append)
+    assert [v.outcome for v in verdicts] == ["no change"]
+    assert any("pipeline16" in line and "not compared" in line for line in said)

@@ -150,7 +150,9 @@ SYSCALL_REPEATS = 2  # counts per side, interleaved A B A B: each side's own spr
 
 
 def syscall_verdicts(a: Entry, b: Entry, say: Callable[[str], None]) -> list[compare.Verdict]:
-    """A and B by system calls per request in each of SYSCALL_MODES (syscalls.decide)."""
+    """A and B by system calls per request in each of SYSCALL_MODES (syscalls.decide); a mode
+    one side was not counted in (an entry that declares `pipelining = false` has no pipelined
+    count) is said and left out."""
     sides: dict[str, list] = {"A": [], "B": []}
     for _ in range(SYSCALL_REPEATS):
         for name, entry in (("A", a), ("B", b)):
@@ -161,6 +163,9 @@ def syscall_verdicts(a: Entry, b: Entry, say: Callable[[str], None]) -> list[com
     out = []
     for mode_name in SYSCALL_MODES:
         ca, cb = ([c.count(mode_name) for c in sides[name]] for name in ("A", "B"))
+        if None in ca or None in cb:
+            say(f"  system calls ({mode_name}): not compared, a side was not counted in it (pipelining = false)")
+            continue
         verdict = syscalls.decide(ca, cb)
         say(f"  {verdict.metric}")
         out.append(verdict)
