@@ -187,7 +187,9 @@ def test_the_timed_replay_in_docs_finds_the_flagships_deferred_accept_and_no_cha
     assert found.hi < 0.8 and len(lines) == 11 and all(line["timed"]["pairs"] == 6 for line in lines)
 
 
-def test_the_timed_replay_in_docs_of_the_cpp_renards_single_shot_accepts_shows_no_change():
+def test_the_timed_replay_in_docs_finds_the_cost_of_the_cpp_renards_single_shot_accepts():
     lines = history.read(REPO / "docs" / "arena" / "replay" / "cpp-close-2026-11-29.jsonl")
     assert [line["commit"][:7] for line in lines] == ["ae82ac7", "b29dcc2", "728b6e9", "4a7ac13", "c60ef95"]
-    assert history.changes(lines, ["cpp"]) == []  # docs/arena/curves.md, "The history replayed"
+    (found,) = history.changes(lines, ["cpp"])  # docs/arena/curves.md, "The history replayed"
+    assert (found.mode, found.commit_before[:7], found.commit[:7]) == ("close-capped", "b29dcc2", "728b6e9")
+    assert found.lo > 1 and not found.better and all(line["timed"]["pairs"] == 12 for line in lines)
