@@ -3,9 +3,11 @@ process per sample, server and load generator pinned to their own cores."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -247,3 +249,13 @@ def scripts_for(cfg: Config) -> dict[str, Path]:
     """Each mode's wrk script with the run's request mix, in a new temporary folder."""
     tmp = Path(tempfile.mkdtemp(prefix="arena-wrk-"))
     return {name: wrk_script(mode(name), tmp, cfg.mix) for name in cfg.modes}
+
+
+@contextmanager
+def wrk_scripts(cfg: Config) -> Iterator[dict[str, Path]]:
+    """scripts_for(cfg), their temporary folder removed when the block ends, however it ends."""
+    scripts = scripts_for(cfg)
+    try:
+        yield scripts
+    finally:
+        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..analysis import history
 from ..bench import plan
-from ..bench.measure import SampleError, measure_sample, scripts_for
+from ..bench.measure import SampleError, measure_sample, wrk_scripts
 from ..core.model import Config
 from ..core.modes import mode, tier_of
 from ..counts import instructions
@@ -190,21 +190,17 @@ def time_rounds(entries: list[Entry], timed: Timed) -> tuple[dict[str, list[floa
     loopback untracked as in a bench; returns each entry's server CPU µs per request and
     requests/s, sample i of each from round i. Raises SampleError (a sample without CPU time too)."""
     cfg = timed.config()
-    scripts = scripts_for(cfg)
     cpu: dict[str, list[float]] = {e.name: [] for e in entries}
     rps: dict[str, list[float]] = {e.name: [] for e in entries}
-    try:
-        with notrack.untracked_loopback():
-            for rep in range(timed.pairs):
-                for entry in entries:
-                    try:
-                        sample = measure_sample(entry, timed.mode_name, rep, cfg, scripts)
-                    except SampleError as err:
-                        raise SampleError(f"{entry.name}: {err.reason}", err.tail) from None
-                    if not sample.own_cpu_us:  # None: nothing answered; 0: no CPU time read
-                        raise SampleError(f"{entry.name}: no CPU time measured for its process tree")
-                    cpu[entry.name].append(sample.own_cpu_us)
-                    rps[entry.name].append(sample.rps)
-    finally:
-        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+    with wrk_scripts(cfg) as scripts, notrack.untracked_loopback():
+        for rep in range(timed.pairs):
+            for entry in entries:
+                try:
+                    sample = measure_sample(entry, timed.mode_name, rep, cfg, scripts)
+                except SampleError as err:
+                    raise SampleError(f"{entry.name}: {err.reason}", err.tail) from None
+                if not sample.own_cpu_us:  # None: nothing answered; 0: no CPU time read
+                    raise SampleError(f"{entry.name}: no CPU time measured for its process tree")
+                cpu[entry.name].append(sample.own_cpu_us)
+                rps[entry.name].append(sample.rps)
     return cpu, rps

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager, nullcontext
@@ -11,7 +10,7 @@ from pathlib import Path
 
 from ..analysis import history
 from ..bench import plan
-from ..bench.measure import Plan, measure_startup, scripts_for
+from ..bench.measure import Plan, measure_startup, wrk_scripts
 from ..conformance.sections import tally
 from ..conformance.verify import verify_entry
 from ..core import results
@@ -182,8 +181,7 @@ def run_bench(
         with untracking as problem:  # the rules go whatever ends the block
             if problem:
                 console.print(f"[yellow]loopback stays tracked ({problem})[/]", highlight=False)
-            scripts = scripts_for(cfg)
-            try:
+            with wrk_scripts(cfg) as scripts:
                 record = Recorder(cfg, scripts, run_dir, log_dir, samples, failures)
                 with _timed(timing, "samples_s"):
                     measure_plan(steps, record)
@@ -192,8 +190,6 @@ def run_bench(
                         spent = time.monotonic() - clock - timing.builds_s
                         budget = plan.pairs_budget_s(estimate, spent)
                         grow_pairs(steps, record, pairs, lambda: run_doc(None), budget)
-            finally:
-                shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
         with _timed(timing, "instructions_s"):
             count_instructions([e for e in live if records[e.name].available], records, cfg, run_dir)
         _tally(timing, record, samples)

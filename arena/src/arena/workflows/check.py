@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..bench.measure import SampleError, measure_sample, scripts_for
+from ..bench.measure import SampleError, measure_sample, wrk_scripts
 from ..conformance.sections import tally
 from ..conformance.verify import run_suite, verify_entry
 from ..core.model import Config, Run
@@ -127,14 +127,11 @@ def check_bench(entry: Entry) -> Item:
     capped = probe(0.5) is None
     cfg = Config(duration_s=1, warmup_s=0, repetitions=1, quick=True, modes=("keepalive-capped", "keepalive"))
     mode_name = "keepalive-capped" if capped else "keepalive"
-    scripts = scripts_for(cfg)
     try:
-        sample = measure_sample(entry, mode_name, 0, cfg, scripts)
+        with wrk_scripts(cfg) as scripts:  # their folder goes too (the files alone left it behind)
+            sample = measure_sample(entry, mode_name, 0, cfg, scripts)
     except SampleError as err:
         return Item("capped bench", FAIL, f"{mode_name}: {str(err).splitlines()[0]}")
-    finally:
-        for path in scripts.values():
-            path.unlink(missing_ok=True)
     if sample.error_total or sample.non_3xx:
         return Item(
             "capped bench", FAIL, f"{mode_name}: {sample.error_total} socket errors, {sample.non_3xx} answers ≥ 400"

@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..analysis import compare
-from ..bench.measure import SampleError, measure_sample, scripts_for
+from ..bench.measure import SampleError, measure_sample, wrk_scripts
 from ..core.model import Config
 from ..counts import instructions, syscalls
 from ..curves.latency import fixed_rate_point
@@ -213,7 +213,6 @@ def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[
     running server with no known process (client_only), requests/s is all there is: it decides."""
     mode_name = cfg.modes[0]
     by_rps = client_only(a) or client_only(b)
-    scripts = scripts_for(cfg)
     cpu: dict[str, list[float]] = {"A": [], "B": []}
     rps: dict[str, list[float]] = {"A": [], "B": []}
 
@@ -240,14 +239,12 @@ def timed_verdict(a: Entry, b: Entry, cfg: Config, opts: Options, say: Callable[
             cpu["A"], cpu["B"], f"CPU per request ({mode_name})", noise=opts.noise, higher_is_better=False
         )
 
-    try:
+    with wrk_scripts(cfg) as scripts:
         verdict = paired_verdict(measure_pair, decide, opts, say)
-        if not by_rps:
-            throughput = compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
-            say(f"  for reference, not deciding: {throughput.words()}")
-        return Timed(verdict, rps["A"])
-    finally:
-        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+    if not by_rps:
+        throughput = compare.decide_paired(rps["A"], rps["B"], f"throughput ({mode_name})", noise=opts.noise)
+        say(f"  for reference, not deciding: {throughput.words()}")
+    return Timed(verdict, rps["A"])
 
 
 LATENCY_PERCENTILES = ("p50", "p90", "p99")  # the choices of --latency: keys of curves.latency's Point
@@ -262,16 +259,13 @@ def capacity(a: Entry, cfg: Config, a_rps: list[float] | None, say: Callable[[st
     none (None: A was counted), of CAPACITY_SAMPLES samples of A alone in LATENCY_MODE.
     Raises SampleError."""
     if a_rps is None:
-        scripts = scripts_for(replace(cfg, modes=(LATENCY_MODE,)))
-        try:
-            a_rps = []
+        a_rps = []
+        with wrk_scripts(replace(cfg, modes=(LATENCY_MODE,))) as scripts:
             for rep in range(CAPACITY_SAMPLES):
                 try:
                     a_rps.append(measure_sample(a, LATENCY_MODE, rep, cfg, scripts).rps)
                 except SampleError as err:
                     raise SampleError(f"{SIDES['A']}: {err.reason}", err.tail) from None
-        finally:
-            shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
         say(f"  A's capacity: {', '.join(f'{r:,.0f}' for r in a_rps)} requests/s ({LATENCY_MODE}, wrk)")
     return float(statistics.median(a_rps))
 
