@@ -29,6 +29,7 @@ import pytest
 
 from .. import wire
 from .support import (
+    ACCEPT_WAIT_S,
     ANSWER_WAIT_S,
     CLOSE_WAIT_S,
     LATE_S,
@@ -46,6 +47,7 @@ from .support import (
     served_again,
     settled_rss_kib,
     started,
+    wait_accepted,
 )
 
 HEADER_S = 2.0
@@ -59,9 +61,18 @@ def baseline_fds(server) -> int:
     return server.settled_fd_count(SETTLE_S)
 
 
-def assert_fds_back(server, baseline: int, what: str) -> None:
+def assert_fds_back(server, baseline: int, what: str) -> float:
+    """Once the server has accepted every connection of the load (its accept queue empty: what it
+    leaks per connection it leaks only then), its descriptors back to the baseline; the seconds
+    the queue took to empty."""
+    left, waited_s = wait_accepted(server.target.port)
+    assert left == 0, (
+        f"{left} connections still queued on the listener, never accepted, {ACCEPT_WAIT_S:g} s after {what}: "
+        "the server stopped accepting"
+    )
     count = server.wait_fd_count(baseline, SETTLE_S)
     assert count <= baseline, f"{count} descriptors {SETTLE_S:g} s after {what}, baseline {baseline}: a leak"
+    return waited_s
 
 
 def one_response(received: bytes) -> wire.Response | None:
@@ -393,7 +404,9 @@ def test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_r
             finally:
                 for sock in socks:
                     sock.close()
-            assert_fds_back(server, baseline, f"round {number}: the flood of {count} connections was released")
+            released = f"round {number}: the flood of {count} connections was released"
+            accepted_s = assert_fds_back(server, baseline, released)
+            record_property(f"flood_round_{number}_accepted_s", accepted_s)
             growth.readings.append(settled_rss_kib(server))
         record_property("fds_baseline", baseline)
         record_property("rss_kib", growth.readings)
@@ -470,11 +483,12 @@ def test_connections_faster_than_a_small_cap_leak_no_memory_round_after_round(ba
             finally:
                 for sock in socks:
                     sock.close()
-            rounds.append(figures | {"server_fds": held})
             assert held <= baseline + SMALL_CAP + 8, (
                 f"{held} descriptors during round {number} of the flood (cap {SMALL_CAP}, baseline {baseline})"
             )
-            assert_fds_back(server, baseline, f"round {number}: a flood of {len(socks)} connections was released")
+            released = f"round {number}: a flood of {len(socks)} connections was released"
+            accepted_s = assert_fds_back(server, baseline, released)
+            rounds.append(figures | {"server_fds": held, "accepted_s": accepted_s})
             growth.readings.append(settled_rss_kib(server))
         record_property("small_cap_flood", {"rounds": rounds, "rss_kib": growth.readings})
         assert growth.no_leak_seen(SMALL_CAP_GROWTH_KIB), (
