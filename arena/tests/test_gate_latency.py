@@ -1,8 +1,14 @@
 """The gate's latency criterion on real servers and real oha (skipped where oha is missing:
 arena/tools/install-oha): a server that answers 3 ms late (fixtures/late_server.py, which
-sleeps before each answer) is a latency regression at a quarter of the capacity measured for
+sleeps before each answer) is a latency regression at a tenth of the capacity measured for
 its baseline, while the same server against itself is not called significant. Short samples
-(1 s, no warm-up, 10 connections), 8 pairs: the fewest with which a change can be significant."""
+(1 s, no warm-up, 10 connections), 8 pairs: the fewest with which a change can be significant.
+
+A tenth, not a quarter: the late server answers at most 10 connections / 3 ms = 3 333
+requests/s, and a quarter of its baseline's capacity (16 300 to 16 600 measured quiet) is
+more, so its p50 was its queue (90 to 190 ms), not its 3 ms. At a tenth, measured on the
+2-vCPU Intel Xeon guest quiet and beside two busy loops: A's p50 0.11 to 0.39 ms, B's 3.27 to
+3.51 ms, the ratio's interval from 9.4 (quiet) and 15.8 (loaded) up."""
 
 import shutil
 import sys
@@ -33,14 +39,15 @@ def tools():
             pytest.skip(f"{tool} is not on PATH")
 
 
-def test_a_server_that_answers_3_ms_late_is_a_latency_regression_at_a_quarter_of_its_baseline_capacity():
+def test_a_server_that_answers_3_ms_late_is_a_latency_regression_at_a_tenth_of_its_baseline_capacity():
     said = []
     capacity = gate.capacity(late(0), CFG, None, said.append)  # wrk samples of A alone: requests/s
     assert capacity > 400, said  # 10 connections, each answered well within 25 ms
-    opts = Options(latency="p50", at=0.25, max_pairs=8)
+    opts = Options(latency="p50", at=0.1, max_pairs=8)
     verdict = gate.latency_verdict(late(0), late(3), capacity, CFG, opts, said.append)
     assert verdict.regression(opts.threshold), said
-    assert verdict.lo > 2 and verdict.pairs == 8 and min(verdict.b) > 3000  # µs: the 3 ms sleep is in every p50
+    assert verdict.pairs == 8 and min(verdict.b) > 3000, said  # µs: the 3 ms sleep is in every p50
+    assert verdict.lo > 2, said  # B over A: 9.4 at the least measured; A's p50 would have to pass 1.6 ms
 
 
 def test_the_same_server_against_itself_is_not_a_significant_latency_change():
