@@ -3,7 +3,6 @@ process per sample, server and load generator pinned to their own cores."""
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -245,17 +244,9 @@ class Plan:
         return sum(plan.sample_s(s.subject, self.cfg) for s in self.steps[start:stop])
 
 
-def scripts_for(cfg: Config) -> dict[str, Path]:
-    """Each mode's wrk script with the run's request mix, in a new temporary folder."""
-    tmp = Path(tempfile.mkdtemp(prefix="arena-wrk-"))
-    return {name: wrk_script(mode(name), tmp, cfg.mix) for name in cfg.modes}
-
-
 @contextmanager
 def wrk_scripts(cfg: Config) -> Iterator[dict[str, Path]]:
-    """scripts_for(cfg), their temporary folder removed when the block ends, however it ends."""
-    scripts = scripts_for(cfg)
-    try:
-        yield scripts
-    finally:
-        shutil.rmtree(next(iter(scripts.values())).parent, ignore_errors=True)
+    """Each mode's wrk script with the run's request mix, in a temporary folder removed when the
+    block ends, however it ends."""
+    with tempfile.TemporaryDirectory(prefix="arena-wrk-", ignore_cleanup_errors=True) as tmp:
+        yield {name: wrk_script(mode(name), Path(tmp), cfg.mix) for name in cfg.modes}
