@@ -2,10 +2,11 @@
 and says so with the series it read.
 
 The renard is servers/c built here against glibc, so that planted/defects.c, loaded with
-LD_PRELOAD, wraps its accept4(2), recv(2) and send(2): a leak of a fixed size per connection
-or per request, a descriptor kept per N connections, or answers sent late (the release build
-is static: nothing can be preloaded into it). That the same tests pass on every renard
-unplanted, loaded or not, is the suite's own run (`arena verify --full`, `make flake`).
+LD_PRELOAD, wraps its accept4(2), recv(2), send(2) and epoll_wait(2): a leak of a fixed size
+per connection, per read or per answer, a descriptor kept per N connections, answers sent late,
+or deadlines kept late (the release build is static: nothing can be preloaded into it). That
+the same tests pass on every renard unplanted, loaded or not, is the suite's own run (`arena
+verify --full`, `make flake`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ ATTACK = "test_fresh_clients_are_served_fast_under_slowloris_attack_at_the_cap"
 SMALL_CAP_FLOOD = "test_connections_faster_than_a_small_cap_leak_no_memory_round_after_round"
 FLOOD = "test_connection_flood_beyond_the_cap_is_evicted_and_memory_and_descriptors_return"
 SOAK = "test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors"
+HOSTILE_PIPELINE = "test_hostile_pipeline_100000_deep_sent_at_once_is_answered_in_full"
+IDLE = "test_idle_keep_alive_connections_are_closed_at_the_idle_timeout"
 
 
 @pytest.mark.parametrize(
@@ -82,6 +85,12 @@ SOAK = "test_soak_under_wrk_without_errors_memory_growth_or_leaked_descriptors"
             {"leak_per_recv": 64},
             ["each third grew over the one before", "a leak"],
             id="soak-64-octets-a-request",
+        ),
+        pytest.param(
+            HOSTILE_PIPELINE,
+            {"leak_per_answer": 1024},
+            ["more than 48 MiB kept"],
+            id="hostile-pipeline-1-kib-an-answer",
         ),
     ],
 )
@@ -102,3 +111,11 @@ def test_fresh_clients_under_attack_fail_a_renard_that_sends_one_answer_in_10_a_
     done = suite_on(planted, ATTACK, send_delay_ms=1000, send_delay_every=10)
     assert done.returncode == 1, done.stdout[-3000:]
     assert "fresh clients under attack: p99" in done.stdout or "fresh requests in" in done.stdout, done.stdout[-3000:]
+
+
+def test_idle_timeout_fails_a_renard_whose_deadlines_fire_2_s_late(planted):
+    """SPEC §7.5 lets a timeout fire up to 1 s late and the suite allows 1.5 s: a server whose
+    loop sleeps 2 s past its next deadline closes its idle connections after that."""
+    done = suite_on(planted, IDLE, wait_late_ms=2000)
+    assert done.returncode == 1, done.stdout[-3000:]
+    assert "still open" in done.stdout, done.stdout[-3000:]

@@ -1,5 +1,6 @@
 /* Defects planted in a real server, for the suite's own tests: built as a shared object and
- * loaded into the flagship with LD_PRELOAD, it wraps accept(2) and accept4(2).
+ * loaded into the C renard with LD_PRELOAD, it wraps accept(2), accept4(2), recv(2), send(2)
+ * and epoll_wait(2).
  *
  *   PLANTED_LEAK_BYTES=N   every connection accepted mallocs N octets (N >= 8), writes them
  *                          (so they are resident) and never frees them: a leak per connection.
@@ -10,6 +11,12 @@
  *   PLANTED_SEND_DELAY_MS=N  a send(2) waits N ms first, the thread blocked: a server that
  *                          answers late (and serves nothing else meanwhile); every send, or
  *   PLANTED_SEND_DELAY_EVERY=M  only every Mth.
+ *   PLANTED_LEAK_PER_ANSWER=N  every answer sent leaks N octets, as above: a leak per request
+ *                          that pipelining cannot hide (answers are counted by their status
+ *                          lines in the octets each send(2) sent; one split across two sends
+ *                          is missed).
+ *   PLANTED_WAIT_LATE_MS=N  an epoll_wait(2) with a timeout waits N ms longer: a deadline
+ *                          kept late by N ms whenever no other event wakes the loop.
  *
  * Unset or 0, each defect is off. Thread-safe: malloc is, and the counter is atomic. */
 #define _GNU_SOURCE
@@ -17,6 +24,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +75,15 @@ ssize_t recv(int fd, void *buffer, size_t size, int flags) {
     return got;
 }
 
+/* Leaks per answer in the octets sent, counted by their status lines. */
+static void leak_per_answer(const char *octets, size_t size) {
+    static const char status_line[] = "HTTP/1.1 ";
+    unsigned long per_answer = setting("PLANTED_LEAK_PER_ANSWER");
+    for (const char *at = octets, *end = octets + size; per_answer > 0 &&
+         (at = memmem(at, (size_t)(end - at), status_line, sizeof status_line - 1)) != NULL; at++)
+        leak_octets(per_answer);
+}
+
 ssize_t send(int fd, const void *buffer, size_t size, int flags) {
     static ssize_t (*real)(int, const void *, size_t, int);
     if (real == NULL)
@@ -76,5 +93,18 @@ ssize_t send(int fd, const void *buffer, size_t size, int flags) {
         struct timespec wait = {(time_t)(delay_ms / 1000), (long)(delay_ms % 1000) * 1000000L};
         nanosleep(&wait, NULL);
     }
-    return real(fd, buffer, size, flags);
+    ssize_t done = real(fd, buffer, size, flags);
+    if (done > 0)
+        leak_per_answer(buffer, (size_t)done);
+    return done;
+}
+
+int epoll_wait(int epfd, struct epoll_event *events, int capacity, int timeout_ms) {
+    static int (*real)(int, struct epoll_event *, int, int);
+    if (real == NULL)
+        real = (int (*)(int, struct epoll_event *, int, int))dlsym(RTLD_NEXT, "epoll_wait");
+    unsigned long late_ms = setting("PLANTED_WAIT_LATE_MS");
+    if (timeout_ms >= 0 && late_ms > 0)
+        timeout_ms += (int)late_ms;
+    return real(epfd, events, capacity, timeout_ms);
 }
