@@ -2,7 +2,11 @@
 arena/tools/install-oha): a server that answers 3 ms late (fixtures/late_server.py, which
 sleeps before each answer) is a latency regression at a tenth of the capacity measured for
 its baseline, while the same server against itself is not called significant. Short samples
-(1 s, no warm-up, 10 connections), 8 pairs: the fewest with which a change can be significant.
+(1 s, no warm-up, 10 connections), 8 pairs: the fewest with which a change can be significant;
+the late server's test takes more while the verdict stays inconclusive, up to the gate's 15, as
+the gate does: with 8, every pair must agree, and beside the flake campaign's load one pair
+whose A a neighbour stalled (its p50 4.0 ms, B's 3.6) left a ratio of 11 not significant
+(p = 0.016), where a ninth agreeing pair makes it so (p = 0.008).
 
 A tenth, not a quarter: the late server answers at most 10 connections / 3 ms = 3 333
 requests/s, and a quarter of its baseline's capacity (16 300 to 16 600 measured quiet) is
@@ -43,10 +47,10 @@ def test_a_server_that_answers_3_ms_late_is_a_latency_regression_at_a_tenth_of_i
     said = []
     capacity = gate.capacity(late(0), CFG, None, said.append)  # wrk samples of A alone: requests/s
     assert capacity > 400, said  # 10 connections, each answered well within 25 ms
-    opts = Options(latency="p50", at=0.1, max_pairs=8)
+    opts = Options(latency="p50", at=0.1)  # 8 pairs, more while inconclusive
     verdict = gate.latency_verdict(late(0), late(3), capacity, CFG, opts, said.append)
     assert verdict.regression(opts.threshold), said
-    assert verdict.pairs == 8 and min(verdict.b) > 3000, said  # µs: the 3 ms sleep is in every p50
+    assert min(verdict.b) > 3000, said  # µs: the 3 ms sleep is in every p50
     assert verdict.lo > 2, said  # B over A: 9.4 at the least measured; A's p50 would have to pass 1.6 ms
 
 
