@@ -12,9 +12,13 @@ from ..conformance import verify
 from ..entries.manifest import Entry
 from ..ui import console, spinner, suite_table
 
+SAID_LINES, SAID_CHARS = 3, 400  # of a failed test's assertion ("E " lines), printed under it
+
 
 def print_suite_result(console, result: verify.SuiteResult) -> None:
-    """An entry's closing line (ok or FAIL, pytest's summary, seconds, log) and its failed tests."""
+    """An entry's closing line (ok or FAIL, pytest's summary, seconds, log) and its failed
+    tests, each followed by the first lines of what its assertion said, unwrapped, as pytest
+    prints them ("E   ..."): what the log, overwritten by the next run, may no longer hold."""
     mark = "[red]FAIL[/]" if result.failed else "[green]ok[/]  "
     console.print(
         f"{mark} {result.entry.name}: {result.summary or result.error} ({result.seconds:.0f} s; log {result.log})",
@@ -22,9 +26,11 @@ def print_suite_result(console, result: verify.SuiteResult) -> None:
     )
     for name, row in result.scenarios.items():
         for failure in row["failures"]:
-            console.print(
-                f"[red]FAIL[/] {result.entry.name} {name}: {failure['test'].rpartition('::')[2]}", highlight=False
-            )
+            test = failure["test"].rpartition("::")[2]
+            console.print(f"[red]FAIL[/] {result.entry.name} {name}: {test}", highlight=False, soft_wrap=True)
+            said = [line for line in str(failure.get("detail", "")).splitlines() if line.startswith("E ")]
+            for line in said[:SAID_LINES]:
+                console.print(line[:SAID_CHARS], highlight=False, markup=False, soft_wrap=True)
 
 
 def verify_full(
