@@ -12,7 +12,7 @@ A tenth, not a quarter: the late server answers at most 10 connections / 3 ms = 
 requests/s, and a quarter of its baseline's capacity (16 300 to 16 600 measured quiet) is
 more, so its p50 was its queue (90 to 190 ms), not its 3 ms. At a tenth, measured on the
 2-vCPU Intel Xeon guest quiet and beside two busy loops: A's p50 0.11 to 0.39 ms, B's 3.27 to
-3.51 ms, the ratio's interval from 9.4 (quiet) and 15.8 (loaded) up."""
+3.51 ms, the median ratio 9.4 at the least, its interval from 9.4 (quiet) and 15.8 (loaded) up."""
 
 import shutil
 import sys
@@ -51,7 +51,10 @@ def test_a_server_that_answers_3_ms_late_is_a_latency_regression_at_a_tenth_of_i
     verdict = gate.latency_verdict(late(0), late(3), capacity, CFG, opts, said.append)
     assert verdict.regression(opts.threshold), said
     assert min(verdict.b) > 3000, said  # µs: the 3 ms sleep is in every p50
-    assert verdict.lo > 2, said  # B over A: 9.4 at the least measured; A's p50 would have to pass 1.6 ms
+    # B over A, the median of the pairs' ratios: with one stalled pair of 8 the interval's lower
+    # end was 4.4 (9.4 and up in the runs above), the median 11.0. 9.4 at the least measured; A's p50
+    # would have to pass 1.6 ms in half the pairs.
+    assert verdict.ratio > 2, said
 
 
 def test_the_same_server_against_itself_is_not_a_significant_latency_change():
