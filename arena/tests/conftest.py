@@ -6,6 +6,8 @@ server whose parent died (an arena killed mid-bench, a shell that exited) is re-
 this process instead of init and is still seen as the session's descendant."""
 
 import ctypes
+import importlib.machinery
+import importlib.util
 import os
 import time
 from pathlib import Path
@@ -83,3 +85,13 @@ def no_process_left_behind(request):
         reap(left)
         named = "; ".join(f"pid {pid}: {cmd[:200]}" for pid, cmd in sorted(left.items()))
         pytest.fail(f"{request.node.nodeid} left {len(left)} process(es) running: {named}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def flake_script():
+    """scripts/flake as a module (it has no .py suffix): its log readers, for the tests."""
+    path = Path(__file__).resolve().parents[2] / "scripts" / "flake"
+    loader = importlib.machinery.SourceFileLoader("flake_script", str(path))
+    script = importlib.util.module_from_spec(importlib.util.spec_from_loader("flake_script", loader))
+    loader.exec_module(script)
+    return script

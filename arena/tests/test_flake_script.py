@@ -2,8 +2,6 @@
 after the house moved it, and said "needs the harness"), refuses a bad argument with one line
 naming it, and finds in a run's log every test that failed with its message."""
 
-import importlib.machinery
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -34,11 +32,8 @@ def test_flake_script_names_the_bad_argument_and_exits_2(args, flag):
     assert p.stderr.startswith(f"scripts/flake: {flag}"), p.stderr
 
 
-def test_flake_finds_each_failed_test_with_its_message_in_a_run_of_make_test():
-    loader = importlib.machinery.SourceFileLoader("flake_script", str(FLAKE))
-    spec = importlib.util.spec_from_loader("flake_script", loader)
-    script = importlib.util.module_from_spec(spec)
-    loader.exec_module(script)
+def test_flake_finds_each_failed_test_with_its_message_in_a_run_of_make_test(flake_script):
+    script = flake_script
     log = "\n".join(
         [
             "..F.",

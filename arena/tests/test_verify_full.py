@@ -3,8 +3,6 @@ its closing line, the per-scenario outcomes, the merged JSON table and the exit 
 against a tiny Python entry, with the suite narrowed to two SPEC §1 tests (-k). Then --jobs:
 suites at once (stand-in suites), each failure its own, the table and JSON in the entries' order."""
 
-import importlib.machinery
-import importlib.util
 import io
 import json
 import subprocess
@@ -54,15 +52,6 @@ command = "python3 server.py"
 """
 
 NARROW = ["-k", "cli_help or cli_version"]
-FLAKE = Path(__file__).resolve().parents[2] / "scripts" / "flake"
-
-
-def flake_script():
-    """scripts/flake as a module (it has no .py suffix)."""
-    loader = importlib.machinery.SourceFileLoader("flake_script", str(FLAKE))
-    script = importlib.util.module_from_spec(importlib.util.spec_from_loader("flake_script", loader))
-    loader.exec_module(script)
-    return script
 
 
 def demo_entry(tmp_path: Path, version_line: str):
@@ -97,13 +86,13 @@ def test_a_failing_test_fails_the_entry_and_names_the_test(tmp_path):
     assert "test_cli_version_prints_renard_version" in row["failures"][0]["test"]
 
 
-def test_a_failed_tests_assertion_is_printed_under_it_whole_as_the_flake_campaign_reads_it(tmp_path):
+def test_a_failed_tests_assertion_is_printed_under_it_whole_as_the_flake_campaign_reads_it(tmp_path, flake_script):
     entry = demo_entry(tmp_path, "demo 1.0")
     result = verify.run_suite(entry, tmp_path / "logs", NARROW, timeout_s=120)
     out = io.StringIO()
     verify_full.print_suite_result(Console(file=out, width=40), result)  # narrower than any message
     test = "demo command line: test_cli_version_prints_renard_version"
-    said = flake_script().failures_in(out.getvalue())[test]
+    said = flake_script.failures_in(out.getvalue())[test]
     assert "demo 1.0" in said, out.getvalue()
 
 

@@ -190,6 +190,11 @@ def run_suite(entry: Entry, log_dir: Path, options: list[str] = (), timeout_s: f
     return result
 
 
+def assertion_lines(failure: dict) -> list[str]:
+    """What a failed test's assertion said: the lines of its report pytest marks "E   "."""
+    return [line for line in str(failure.get("detail", "")).splitlines() if line.startswith("E ")]
+
+
 def closing_line(output: str) -> str:
     """pytest's closing summary line (`N passed, N failed in S s`), or ""."""
     for line in reversed(output.splitlines()):

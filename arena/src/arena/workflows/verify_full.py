@@ -28,8 +28,7 @@ def print_suite_result(console, result: verify.SuiteResult) -> None:
         for failure in row["failures"]:
             test = failure["test"].rpartition("::")[2]
             console.print(f"[red]FAIL[/] {result.entry.name} {name}: {test}", highlight=False, soft_wrap=True)
-            said = [line for line in str(failure.get("detail", "")).splitlines() if line.startswith("E ")]
-            for line in said[:SAID_LINES]:
+            for line in verify.assertion_lines(failure)[:SAID_LINES]:
                 console.print(line[:SAID_CHARS], highlight=False, markup=False, soft_wrap=True)
 
 
