@@ -169,8 +169,16 @@ fn systemd_socket_activate_starts_renard_on_its_unix_socket() {
         assert!(start.elapsed() < PATIENCE, "no socket at {}", path.display());
         std::thread::sleep(Duration::from_millis(5));
     }
-    // The tool execs renard at the first connection, which then waits in the queue.
-    let answer = get_over_unix(&path).unwrap();
+    // The tool binds (the file appears) before it listens: a connect in between is refused.
+    // It execs renard at the first connection, which then waits in the queue.
+    let answer = loop {
+        match get_over_unix(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused && start.elapsed() < PATIENCE => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            answered => break answered.unwrap(),
+        }
+    };
     assert!(answer.starts_with("HTTP/1.1 302 Found\r\nLocation: /1.png\r\n"), "{answer}");
     let mut lines = Vec::new();
     loop {
