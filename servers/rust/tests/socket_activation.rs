@@ -6,7 +6,7 @@
 mod common;
 
 use common::{PATIENCE, Running, get_over_unix, renard_path, scratch, wait_within};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -164,17 +164,15 @@ fn systemd_socket_activate_starts_renard_on_its_unix_socket() {
         .spawn()
         .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    // Until the tool listens, a connect finds no file (before its bind) or is refused (between
+    // its bind and its listen). It execs renard at the first connection, which then waits in
+    // the queue.
     let start = Instant::now();
-    while !path.exists() {
-        assert!(start.elapsed() < PATIENCE, "no socket at {}", path.display());
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // The tool binds (the file appears) before it listens: a connect in between is refused.
-    // It execs renard at the first connection, which then waits in the queue.
     let answer = loop {
         match get_over_unix(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused && start.elapsed() < PATIENCE => {
-                std::thread::sleep(Duration::from_millis(5))
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused) => {
+                assert!(start.elapsed() < PATIENCE, "{} not listened on: {e}", path.display());
+                std::thread::sleep(Duration::from_millis(5));
             }
             answered => break answered.unwrap(),
         }
