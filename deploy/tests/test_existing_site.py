@@ -166,26 +166,46 @@ def test_the_old_url_answers_exactly_as_the_root_with_its_query(machine):
     assert f"Location: {location(fetch(machine, '/avatar_renard.php?seed=alice'))}" in direct.splitlines()
 
 
-def test_the_old_url_and_the_root_draw_the_images_alike(machine, chi_square):
-    draws = {}
-    for path in ("/", "/avatar_renard.php"):
-        conn = http.client.HTTPSConnection("127.0.0.1", machine.port, timeout=10, context=machine.tls)
-        counts = [0] * IMAGES
-        for _ in range(100 * IMAGES):
-            conn.request("GET", path, headers={"Host": "avatar.test"})
-            answer = conn.getresponse()
-            answer.read()
-            value = location((answer.status, answer.getheaders(), b""))
-            counts[int(re.search(r"Renard-(\d+)", value)[1]) - 1] += 1
-        conn.close()
+def draw_counts(machine, path: str) -> list[int]:
+    """How often each image came back in 100 answers per image to `path`, on one connection."""
+    conn = http.client.HTTPSConnection("127.0.0.1", machine.port, timeout=10, context=machine.tls)
+    counts = [0] * IMAGES
+    for _ in range(100 * IMAGES):
+        conn.request("GET", path, headers={"Host": "avatar.test"})
+        answer = conn.getresponse()
+        answer.read()
+        value = location((answer.status, answer.getheaders(), b""))
+        counts[int(re.search(r"Renard-(\d+)", value)[1]) - 1] += 1
+    conn.close()
+    return counts
+
+
+def suspect_draws(draws: dict[str, list[int]], chi_square) -> list[str]:
+    """Why the draws look other than uniform and alike (p at or under 1e-4), or [] if they do not."""
+    why = []
+    for path, counts in draws.items():
         _, _, p = chi_square(counts, [100.0] * IMAGES)
-        assert p > 1e-4, (path, counts, p)  # uniform over the 21 images
-        draws[path] = counts
+        if p <= 1e-4:
+            why.append(f"{path} not uniform: p = {p:.3g} over {counts}")
     # The two samples are one distribution: chi-square of the 2 x 21 table (each path drew 2 100).
     both = [a + b for a, b in zip(*draws.values(), strict=True)]
     cells = [(n, total / 2) for counts in draws.values() for n, total in zip(counts, both, strict=True) if total]
-    statistic = sum((n - expected) ** 2 / expected for n, expected in cells)
-    assert chi_square_p_value(statistic, IMAGES - 1) > 1e-4, draws
+    p = chi_square_p_value(sum((n - expected) ** 2 / expected for n, expected in cells), IMAGES - 1)
+    if p <= 1e-4:
+        why.append(f"the two paths draw differently: p = {p:.3g}")
+    return why
+
+
+def test_the_old_url_and_the_root_draw_the_images_alike(machine, chi_square):
+    # Three tests at p <= 1e-4 flag one uniform draw in 3 000: a suspect draw is followed by a
+    # fresh one, and the test fails only when both are suspect (a skewed or split draw always is).
+    suspect = []
+    for _ in range(2):
+        why = suspect_draws({path: draw_counts(machine, path) for path in ("/", "/avatar_renard.php")}, chi_square)
+        if not why:
+            return
+        suspect.append(why)
+    pytest.fail(f"two draws suspect: {suspect}")
 
 
 def test_the_avatar_carries_the_hardened_sites_headers(machine):

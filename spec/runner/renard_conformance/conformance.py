@@ -13,6 +13,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
@@ -359,7 +360,16 @@ def draw_unseeded(target: Target, total: int, connections: int = 3, batch: int =
     return ks
 
 
+# A chi-square p at or under this makes a sample suspect: one sample in 1 000 from a uniform
+# server. A suspect sample is followed by a fresh one, and the check fails only when both are
+# suspect (judge_uniform): one run in a million for a uniform server. `make test` runs this
+# check at least a dozen times (each renard's suite, the sanitizer builds', the arena's checks),
+# so one sample alone failed more than one `make test` in 100 with no defect behind it.
+UNIFORM_ALPHA = 0.001
+
+
 def _uniform_outcome(ks: list[int], target: Target) -> Outcome:
+    """One sample's chi-square test: fail when its p is at or under UNIFORM_ALPHA."""
     name = "uniform-k"
     if target.count == 1:
         ok = all(k == 1 for k in ks)
@@ -374,7 +384,25 @@ def _uniform_outcome(ks: list[int], target: Target) -> Outcome:
     expected = [len(ks) * w / target.count for w in widths]
     statistic, degrees, p = stats.chi_square(observed, expected)
     detail = f"chi-square {statistic:.1f}, {degrees} df, p = {p:.4g} over {len(ks)} answers"
-    return Outcome(name, "pass" if p > 0.001 else "fail", "" if p > 0.001 else detail + " (need p > 0.001)")
+    if p > UNIFORM_ALPHA:
+        return Outcome(name, "pass", "")
+    return Outcome(name, "fail", f"{detail} (need p > {UNIFORM_ALPHA:g})")
+
+
+def judge_uniform(draw: Callable[[], list[int]], target: Target) -> tuple[Outcome, list[int]]:
+    """uniform-k over `draw()`, and over a second `draw()` when the first sample is suspect:
+    fails only when both are, with both samples' figures (a biased server's samples are all
+    suspect; a uniform server's second one almost never is). Returns the outcome and every k
+    drawn."""
+    ks = draw()
+    first = _uniform_outcome(ks, target)
+    if first.verdict == "pass" or target.count == 1:
+        return first, ks
+    again = draw()
+    second = _uniform_outcome(again, target)
+    if second.verdict == "pass":
+        return Outcome(first.name, "pass", f"first sample suspect ({first.detail}); a fresh one passed"), ks + again
+    return Outcome(first.name, "fail", f"two samples suspect: {first.detail}; then {second.detail}"), ks + again
 
 
 def _reachable_outcome(ks: list[int], target: Target) -> Outcome:
@@ -438,8 +466,8 @@ def statistical_checks(target: Target, quick: bool = False) -> list[Outcome]:
     """Uniform k (chi-square), every k reachable, Date ticks, seeded answers stable."""
     total = 21000 if quick else 63000
     try:
-        ks = draw_unseeded(target, total)
-        sampled = [_uniform_outcome(ks, target), _reachable_outcome(ks, target)]
+        uniform, ks = judge_uniform(lambda: draw_unseeded(target, total), target)
+        sampled = [uniform, _reachable_outcome(ks, target)]
     except (OSError, CheckError) as error:
         sampled = [Outcome(name, "fail", f"drawing {total} answers: {error}") for name in STATISTICAL_CHECK_NAMES[:2]]
     return sampled + [_date_outcome(target), _seed_stable_outcome(target)]

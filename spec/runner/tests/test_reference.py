@@ -350,6 +350,37 @@ def test_uniform_check_rejects_a_biased_generator():
     assert conformance._reachable_outcome(ks, conformance.Target("h", 1)).verdict == "fail"
 
 
+def uniform_sample(seed: int) -> list[int]:
+    import random
+
+    generator = random.Random(seed)
+    return [generator.randint(1, 21) for _ in range(21000)]
+
+
+def suspect_sample() -> list[int]:
+    """21 000 draws with k = 1 a third more often than each other k: chi-square 94.5, p < 1e-10."""
+    return [1] * 1300 + [k for k in range(2, 22) for _ in range(985)]
+
+
+def test_a_suspect_sample_alone_is_retested_and_a_fresh_uniform_one_passes():
+    samples = iter([suspect_sample(), uniform_sample(7)])
+    outcome, ks = conformance.judge_uniform(lambda: next(samples), conformance.Target("h", 1, count=21))
+    assert outcome.verdict == "pass" and len(ks) == 42000
+    assert outcome.detail.startswith("first sample suspect (chi-square ") and "a fresh one passed" in outcome.detail
+
+
+def test_a_biased_server_fails_both_samples_and_the_detail_gives_both():
+    outcome, ks = conformance.judge_uniform(suspect_sample, conformance.Target("h", 1, count=21))
+    assert outcome.verdict == "fail" and len(ks) == 42000
+    assert outcome.detail.count("chi-square") == 2 and outcome.detail.startswith("two samples suspect")
+
+
+def test_a_uniform_first_sample_is_not_retested():
+    draws = []
+    outcome, _ = conformance.judge_uniform(lambda: draws.append(1) or uniform_sample(7), conformance.Target("h", 1))
+    assert outcome.verdict == "pass" and outcome.detail == "" and draws == [1]
+
+
 def test_uniform_check_accepts_a_uniform_sequence():
     import random
 
