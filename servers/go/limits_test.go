@@ -179,8 +179,8 @@ func TestHeaderDeadlineIsAbsolute(t *testing.T) {
 	cfg := testConfig()
 	cfg.headerTimeout = 500 * time.Millisecond
 	_, addr := start(t, cfg)
+	began := time.Now() // before the dial: the server's clock may start before it returns
 	c := dial(t, addr)
-	began := time.Now()
 	for _, b := range []byte("GET / HTTP/1.1\r\nX-A: aaaaaaaa") {
 		if _, err := c.Write([]byte{b}); err != nil {
 			break
