@@ -66,3 +66,22 @@ def test_with_jobs_two_folders_tests_run_at_once_and_one_folders_entries_one_aft
     (left / "l1-saw-r").unlink()
     done = subprocess.run(run, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "tests failed: l1" in done.stderr, done.stdout + done.stderr
+
+
+def test_a_failed_entrys_junit_failures_are_named_one_per_line_and_a_stale_report_is_not(tmp_path):
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "SPEC.md").write_text("spec")
+    write_entry(tmp_path, "aaa", "sh fails.sh")
+    folder = tmp_path / "peers" / "aaa"
+    (folder / "entry.toml").write_text((folder / "entry.toml").read_text() + 'junit = ["out/*.xml"]\n')
+    late = "late[" + "x" * 80 + "]"  # longer than a line of the console, and Rich's markup
+    case = f'<testcase classname="renard.ServerTest" name="{late}"><failure message="not early"/></testcase>'
+    (folder / "fails.sh").write_text(f"mkdir -p out && echo '<testsuite>{case}</testsuite>' > out/now.xml; exit 1\n")
+    stale = tmp_path / "peers" / "aaa" / "out" / "earlier.xml"
+    stale.parent.mkdir()
+    stale.write_text('<testsuite><testcase name="gone"><failure message="old"/></testcase></testsuite>')
+    run = [sys.executable, "-m", "arena.cli", "--repo", str(tmp_path), "test"]
+    done = subprocess.run(run, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"FAIL aaa test: renard.ServerTest.{late}\nE   not early\n" in done.stdout, done.stdout
+    assert "gone" not in done.stdout and not stale.exists()

@@ -43,6 +43,8 @@ def test_flake_finds_each_failed_test_with_its_message_in_a_run_of_make_test(fla
             "FAIL go connection flood: test_connections_faster_than_a_small_cap_leak_no_memory_round_after_round",
             "E   AssertionError: VmRSS 3164 KiB before, then after each round: 5216, 5220 KiB",
             "E   assert 4 <= 1536",
+            "FAIL java test: renard.ServerTest.partial_head_gets_408_at_the_header_deadline",
+            "E   not early ==> expected: <true> but was: <false>",
             "make: *** [Makefile:75: test-spec] Error 1",
         ]
     )
@@ -51,6 +53,9 @@ def test_flake_finds_each_failed_test_with_its_message_in_a_run_of_make_test(fla
         "deploy/tests/test_z.py::test_w": "TimeoutError",
         "go connection flood: test_connections_faster_than_a_small_cap_leak_no_memory_round_after_round": (
             "AssertionError: VmRSS 3164 KiB before, then after each round: 5216, 5220 KiB assert 4 <= 1536"
+        ),
+        "java: renard.ServerTest.partial_head_gets_408_at_the_header_deadline": (
+            "not early ==> expected: <true> but was: <false>"
         ),
         "make test-spec": "the target failed",
     }

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.entries.junit import Counts, ReportError, count, count_file, remove_stale
+from arena.entries.junit import Counts, ReportError, count, count_file, failed_cases, remove_stale
 from arena.entries.manifest import load_manifest
 from arena.workflows.check import FAIL, PASS, check_tests
 
@@ -33,6 +33,14 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
+
+
+def test_each_failed_case_is_named_with_its_class_and_its_message(tmp_path):
+    write(tmp_path / "build" / "node.xml", NODE)
+    write(tmp_path / "target" / "TEST-renard.ConnTest.xml", SUREFIRE)
+    write(tmp_path / "build" / "broken.xml", "<testsuite>")
+    found = failed_cases(tmp_path, ["build/*.xml", "target/TEST-*.xml"])
+    assert found == [("test.c", "x"), ("renard.ConnTest.three", "boom")]
 
 
 def test_each_case_counts_once_by_its_outcome_without_suite_attributes(tmp_path):

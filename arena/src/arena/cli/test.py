@@ -9,8 +9,10 @@ import time
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from ..conformance.verify import run_at_most
+from ..entries.junit import failed_cases, remove_stale
 from ..entries.logged import TEST_TIMEOUT_S, run_logged, tail
 from ..entries.manifest import Entry
 from ..ui import console
@@ -21,6 +23,7 @@ def _run_tests(e: Entry, log_dir: Path, echo: bool) -> bool:
     """Runs e's test commands in order into its log (and our stdout with echo); True when all pass."""
     log = log_dir / f"{e.name}.test.log"
     log.unlink(missing_ok=True)
+    remove_stale(e.folder, e.junit)  # the failures named after a failed run are this run's
     for command in e.test:
         if echo:
             console.print(f"[bold]{e.name}[/]: {command}", highlight=False)
@@ -83,9 +86,16 @@ def test_cmd(ctx, entries, jobs):
     for outcomes in run_at_most(jobs, list(by_folder.values()), folder_tests, closing_lines):
         failed += [e.name for e, passed, _ in outcomes if not passed]
     failed = list(dict.fromkeys(failed))
+    by_name = {e.name: e for e in ready}
     for name in failed:
         log = log_dir / f"{name}.test.log"
         console.print(f"[red]FAIL[/] {name}: the last lines of {log}:", highlight=False)
         console.print(tail(log), markup=False, highlight=False)
+        entry = by_name.get(name)
+        for test, said in failed_cases(entry.folder, entry.junit) if entry else []:
+            # One line per failed test and its message's first line after it (`E   `), as
+            # verify --full names its own: scripts/flake counts each from these lines.
+            console.print(f"[red]FAIL[/] {name} test: {escape(test)}", highlight=False, soft_wrap=True)
+            console.print(f"E   {said}", markup=False, highlight=False, soft_wrap=True)
     if failed:
         raise Failure(f"tests failed: {', '.join(failed)}")

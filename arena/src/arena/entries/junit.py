@@ -52,6 +52,25 @@ def count_file(path: Path) -> Counts:
     return counts
 
 
+def failed_cases(folder: Path, patterns: list[str]) -> list[tuple[str, str]]:
+    """(test, the first line of its failure) for each failed case of the reports the globs
+    find: the test as `classname.name` (`name` alone without a class); unreadable reports are
+    left out (count() names them)."""
+    found = []
+    for path in report_files(folder, patterns):
+        try:
+            root = ET.parse(path).getroot()
+        except (ET.ParseError, OSError):
+            continue
+        for case in root.iter("testcase"):
+            for outcome in (child for child in case if child.tag in ("failure", "error")):
+                said = (outcome.get("message") or outcome.text or outcome.tag).strip().splitlines()
+                test = ".".join(part for part in (case.get("classname"), case.get("name")) if part)
+                found.append((test, said[0] if said else outcome.tag))
+                break
+    return found
+
+
 def report_files(folder: Path, patterns: list[str]) -> list[Path]:
     """The files matching an entry's `junit` globs (relative to its folder), in order."""
     return sorted({path for pattern in patterns for path in folder.glob(pattern) if path.is_file()})
