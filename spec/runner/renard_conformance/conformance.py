@@ -57,7 +57,7 @@ class Target:
 class Outcome:
     name: str  # the case's name, e.g. "get-root-redirects"
     verdict: str  # "pass" | "alt" (an answer the case allows for peers) | "fail"
-    detail: str  # what was expected and what came back; "" on pass
+    detail: str  # what was expected and what came back; "" on a pass (but a skip or a retest, which says why)
 
 
 # ---------------------------------------------------------------------------------------
