@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from booted_nginx import booted
-from renard_conformance.stats import chi_square_p_value
+from renard_conformance.stats import chi_square, chi_square_p_value
 from stack import free_port, self_signed
 
 REPO = Path(__file__).resolve().parents[2]
@@ -180,7 +180,7 @@ def draw_counts(machine, path: str) -> list[int]:
     return counts
 
 
-def suspect_draws(draws: dict[str, list[int]], chi_square) -> list[str]:
+def suspect_draws(draws: dict[str, list[int]]) -> list[str]:
     """Why the draws look other than uniform and alike (p at or under 1e-4), or [] if they do not."""
     why = []
     for path, counts in draws.items():
@@ -196,12 +196,12 @@ def suspect_draws(draws: dict[str, list[int]], chi_square) -> list[str]:
     return why
 
 
-def test_the_old_url_and_the_root_draw_the_images_alike(machine, chi_square):
+def test_the_old_url_and_the_root_draw_the_images_alike(machine):
     # Three tests at p <= 1e-4 flag one uniform draw in 3 000: a suspect draw is followed by a
     # fresh one, and the test fails only when both are suspect (a skewed or split draw always is).
     suspect = []
     for _ in range(2):
-        why = suspect_draws({path: draw_counts(machine, path) for path in ("/", "/avatar_renard.php")}, chi_square)
+        why = suspect_draws({path: draw_counts(machine, path) for path in ("/", "/avatar_renard.php")})
         if not why:
             return
         suspect.append(why)

@@ -35,11 +35,15 @@ class Counts:
         return ", ".join(parts)
 
 
-def count_file(path: Path) -> Counts:
+def _root(path: Path) -> ET.Element:
     try:
-        root = ET.parse(path).getroot()
+        return ET.parse(path).getroot()
     except (ET.ParseError, OSError) as err:
         raise ReportError(f"{path}: not a JUnit XML report ({err})") from err
+
+
+def count_file(path: Path) -> Counts:
+    root = _root(path)
     counts = Counts()
     for case in root.iter("testcase"):
         kinds = {child.tag for child in case}
@@ -59,8 +63,8 @@ def failed_cases(folder: Path, patterns: list[str]) -> list[tuple[str, str]]:
     found = []
     for path in report_files(folder, patterns):
         try:
-            root = ET.parse(path).getroot()
-        except (ET.ParseError, OSError):
+            root = _root(path)
+        except ReportError:
             continue
         for case in root.iter("testcase"):
             for outcome in (child for child in case if child.tag in ("failure", "error")):
