@@ -129,11 +129,13 @@ fn expected_answers(delivered: &[u8], timed_out: bool) -> Vec<(u16, usize)> {
 }
 
 /// The written octets are a prefix of the expected answers, each whole but maybe the
-/// last, and nothing follows a `Connection: close` answer.
+/// last (its head or its body cut where the socket's room ran out), and nothing follows a
+/// `Connection: close` answer.
 fn check_output(written: &[u8], expected: &[(u16, usize)]) {
     let mut pos = 0;
     for &(status, body) in expected {
-        if pos == written.len() {
+        // Past the end: the last answer's body was cut (a whole head, part of its body).
+        if pos >= written.len() {
             return;
         }
         let status_line = format!("HTTP/1.1 {status} ");
