@@ -130,13 +130,23 @@ def test_installed_service_answers_302_as_renard_through_socket_activation(insta
         text=True,
     )
     try:
+        # Until the tool listens, a connect finds no file (before its bind) or is refused (between
+        # its bind and its listen). It execs renard at the first connection, which then waits in
+        # the queue.
         deadline = time.monotonic() + 10
-        while not socket_path.exists():
-            assert time.monotonic() < deadline and server.poll() is None, server.stderr.read()
-            time.sleep(0.05)
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        while True:
+            client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                client.connect(str(socket_path))
+                break
+            except (FileNotFoundError, ConnectionRefusedError) as e:
+                client.close()
+                if time.monotonic() >= deadline or server.poll() is not None:
+                    server.terminate()  # its stderr is read whole only once it has ended
+                    pytest.fail(f"{socket_path} not listened on within 10 s ({e}); stderr: {server.communicate()[1]}")
+                time.sleep(0.05)
+        with client:
             client.settimeout(10)
-            client.connect(str(socket_path))
             client.sendall(b"GET /?seed=alice HTTP/1.1\r\nHost: avatar.example.org\r\nConnection: close\r\n\r\n")
             answer = b""
             while chunk := client.recv(4096):
