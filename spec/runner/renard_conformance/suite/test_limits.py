@@ -67,13 +67,15 @@ def idle(target) -> wire.Connection:
 # measured 1.02 s) before the server can accept it.
 DEFERRAL_MAX_S = 1.0
 TCP_SYN_RECV = 3  # a state of /proc/net/tcp: here, a connection the kernel holds unaccepted
+TCP_LISTEN = 10  # a listening socket's row: its rx_queue is the length of its accept queue
 
 
-def server_side_states(target) -> dict[int, list[int]]:
+def server_side_states(target, listening: list[tuple[int, int]] | None = None) -> dict[int, list[int]]:
     """The kernel's states of the server's ends of its connections on loopback, by the
     client's port (/proc/net/tcp{,6}): [SYN_RECV] while the kernel holds one under a
     deferred accept (its client sees the handshake done), [ESTABLISHED] once queued or
-    accepted; a port is absent once the server's end is gone."""
+    accepted; a port is absent once the server's end is gone. With `listening`, the same
+    read appends (inode, connections in its accept queue) for each socket listening there."""
     states: dict[int, list[int]] = {}
     local_port = f":{target.port:04X} "  # the tables can hold 100 000 rows on a busy machine
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
@@ -83,9 +85,28 @@ def server_side_states(target) -> dict[int, list[int]]:
                     continue
                 fields = row.split()
                 local, remote = (int(fields[i].rsplit(":", 1)[1], 16) for i in (1, 2))
-                if local == target.port:
-                    states.setdefault(remote, []).append(int(fields[3], 16))
+                if local != target.port:
+                    continue
+                state = int(fields[3], 16)
+                if state == TCP_LISTEN:
+                    if listening is not None:  # rx_queue of a listening socket: its accept queue
+                        listening.append((int(fields[9]), int(fields[4].split(":")[1], 16)))
+                else:
+                    states.setdefault(remote, []).append(state)
     return states
+
+
+def socket_owners(pids) -> dict[int, int]:
+    """The pid holding each socket inode among `pids`' descriptors (those still there)."""
+    owners = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                    if link.startswith("socket:["):
+                        owners[int(link[8:-1])] = pid
+    return owners
 
 
 def client_port(conn: wire.Connection) -> int:
@@ -566,7 +587,9 @@ def test_connections_queued_on_the_listener_at_the_signal_are_served_not_reset(b
                     for conn in conns[kind]:
                         assert conn.send(octets, time.monotonic() + ANSWER_WAIT_S), conn.send_failed
                 time.sleep(QUEUED_SETTLE_S)
-                states = server_side_states(target)
+                listening: list[tuple[int, int]] = []
+                states = server_side_states(target, listening)
+                owners = socket_owners(pids)
                 held = {port for port, port_states in states.items() if TCP_SYN_RECV in port_states}
                 signalled_at = time.monotonic()
                 server.signal(signal.SIGTERM)
@@ -599,7 +622,8 @@ def test_connections_queued_on_the_listener_at_the_signal_are_served_not_reset(b
                 f"connections that had sent octets were still held by the kernel: {held_count} (SPEC §7.5: "
                 "a deferred accept ends with the first octets)"
             )
-            assert not problems, "SPEC §7.6, connections queued when the listener closed:\n" + "\n".join(problems)
+            heading = "SPEC §7.6, connections queued when the listener closed:"
+            assert not problems, "\n".join([heading, *problems, *queued_report(server, listening, owners)])
             status = server.wait(signalled_at + QUEUED_DRAIN_S + 1.0 + EXIT_SLACK_S - time.monotonic())
             assert status == 0, (
                 f"exit status {status} (None: still running {QUEUED_DRAIN_S + 1.0 + EXIT_SLACK_S:g} s after SIGTERM)"
@@ -611,6 +635,22 @@ def test_connections_queued_on_the_listener_at_the_signal_are_served_not_reset(b
 
 
 QUEUED_KINDS = ("silent", "early", "begun", "late")  # in the order they are queued
+
+
+def queued_report(server, listening: list[tuple[int, int]], owners: dict[int, int]) -> list[str]:
+    """What tells a queue closed early from a server that crashed or from a socket of
+    another process in the port's reuseport group: the listening sockets on the port at the
+    signal with their queues, then the server's exit status and its stderr's last lines."""
+    sockets = [
+        f"{f'pid {owners[inode]}' if inode in owners else f'not the server (inode {inode})'}: {queued} queued"
+        for inode, queued in listening
+    ]
+    status = server.wait(QUEUED_DRAIN_S)
+    return [
+        f"listening on the port at the signal: {'; '.join(sockets) or 'none'}",
+        f"the server's exit status: {status} (None: still running); its stderr's last lines:",
+        *(list(server.stderr_tail)[-5:] or ["(nothing)"]),
+    ]
 
 
 def queued_count(kind: str) -> int:
