@@ -3,6 +3,7 @@
 // --threads N > 1, this one and N - 1 more started by it, each with its own listening
 // socket on the same port (reusePort: the kernel hands out the connections).
 
+import { openQueueReader } from "./backlog.js";
 import { acceptQueued, capPerWorker, configure, HANDSHAKE_WAIT, listeningLine, sleep, startHub, waitForWord } from "./cli.js";
 
 const WORKER_INDEX = "RENARD_WORKER_INDEX";
@@ -111,6 +112,15 @@ class BunTransport {
  * own; its loop accepts while the listener is readable. */
 let accepted = 0;
 
+// The signals are handled before the listener exists (a handler runs once this module has
+// run): a SIGTERM between the listen and a later registration would kill the process, and the
+// kernel would reset every connection queued on its listener (SPEC §7.6). A worker stopped
+// just after its listen (as the suite's queued-connections test stops every process) was
+// killed so by the first process's SIGTERM in 5 drains of 60, once that stretch held the
+// reading of /proc/self/fd below; 0 of 60 since.
+process.on("SIGTERM", () => shutdown("SIGTERM"));
+process.on("SIGINT", () => shutdown("SIGINT"));
+
 let listener;
 try {
   listener = Bun.listen({
@@ -152,6 +162,10 @@ try {
   process.exit(1);
 }
 
+/** This process's listener's accept queue as the kernel counts it (null where /proc cannot
+ * be read): what the drain waits on before it closes the listener. */
+const queuedOnListener = openQueueReader(listener.port);
+
 /** @type {import("bun").Subprocess<"pipe", "pipe", "inherit">[]} */
 const children = [];
 if (index === 0) {
@@ -175,7 +189,7 @@ async function shutdown(signal) {
   if (signalled) return;
   signalled = true;
   hub.hold();
-  await acceptQueued(() => accepted);
+  await acceptQueued(() => accepted, queuedOnListener);
   listener.stop(false);
   if (index === 0) {
     for (const child of children) child.kill(signal);
@@ -198,8 +212,6 @@ async function shutdown(signal) {
     process.exit(0);
   });
 }
-process.on("SIGTERM", () => shutdown("SIGTERM"));
-process.on("SIGINT", () => shutdown("SIGINT"));
 
 // The first line, once the signals are handled (SPEC §1).
 if (index === 0) process.stderr.write(listeningLine(host, listener.port));

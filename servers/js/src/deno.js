@@ -185,6 +185,13 @@ class DenoTransport {
   }
 }
 
+// The signals are handled before the listener exists (a handler runs once this module has
+// run): a SIGTERM between the listen and a later registration would kill the process, and the
+// kernel would reset every connection queued on its listener (SPEC §7.6; seen in Bun's worker,
+// bun.js).
+Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
+Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+
 let listener;
 try {
   listener = Deno.listen({ hostname: host, port, reusePort: workers > 1 });
@@ -254,8 +261,6 @@ async function shutdown(signal) {
     Deno.exit(0);
   });
 }
-Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
-Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
 
 // The first line, once the signals are handled (SPEC §1).
 if (index === 0) Deno.stderr.writeSync(encoder.encode(listeningLine(host, boundPort)));

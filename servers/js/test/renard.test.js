@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { listeningQueues, socketInodes } from "../src/backlog.js";
+import { acceptQueued, QUEUE_WAIT_MS } from "../src/cli.js";
 import { parseCommandLine } from "../src/config.js";
 import { Hub } from "../src/connection.js";
 import { COMPLETE, ERROR, PARTIAL, parse, REDIRECT } from "../src/request.js";
@@ -463,6 +465,56 @@ test("a sentinel connects to the listener's address, or loopback for a wildcard"
   assert.equal(sentinelHost("0:0::0"), "::1");
   assert.equal(sentinelHost("10.1.2.3"), "10.1.2.3");
   assert.equal(sentinelHost("fe80::1"), "fe80::1");
+});
+
+// Two listeners on port 0xB0B3 (a reusePort pair, 2 and 0 queued), one on another port, then
+// an established connection: how /proc/net/tcp lists them (the listening ones first).
+const TCP_TABLE = [
+  "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
+  "   0: 0100007F:B0B3 00000000:0000 0A 00000000:00000002 00:00000000 00000000     0        0 4832147 1 0 100 0 0 10 0",
+  "   1: 0100007F:A6FD 00000000:0000 0A 00000000:00000007 00:00000000 00000000     0        0 5609944 1 0 100 0 0 10 0",
+  "   2: 0100007F:B0B3 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4832150 1 0 100 0 0 10 0",
+  "   3: 0100007F:B0B3 0100007F:9C40 01 00000000:00000005 00:00000000 00000000     0        0 4832200 1 0 20 4 30 10 -1",
+  "",
+].join("\n");
+
+test("the listening sockets' accept queues on a port are read by inode, up to the first other line", () => {
+  const { queues, done } = listeningQueues(TCP_TABLE, 0xb0b3);
+  assert.deepEqual([...queues], [[4832147, 2], [4832150, 0]]);
+  assert.equal(done, true);
+  const cut = listeningQueues(TCP_TABLE.split("\n").slice(0, 3).join("\n"), 0xb0b3);
+  assert.equal(cut.done, false); // a prefix of the listening part: read on
+});
+
+test("a process's sockets are told by their socket:[INODE] links", () => {
+  assert.deepEqual([...socketInodes(["socket:[4832147]", "pipe:[12]", "/dev/null", "socket:[7]"])], [4832147, 7]);
+});
+
+test("the drain waits for the kernel's count of its queue to reach 0, whatever the turns accept", async () => {
+  const counts = [3, 3, 1, 0, 5];
+  let reads = 0;
+  await acceptQueued(() => 0, () => counts[reads++]);
+  assert.equal(reads, 4); // a turn that accepted nothing did not end it: the kernel still had 3
+});
+
+test("the drain's wait on a queue that never empties is bounded", async () => {
+  let now = 0;
+  let reads = 0;
+  const clock = () => now;
+  await acceptQueued(() => 0, () => {
+    reads++;
+    now += QUEUE_WAIT_MS / 4;
+    return 1;
+  }, clock);
+  assert.equal(now, QUEUE_WAIT_MS); // the read at the bound was the last
+  assert.equal(reads, 4);
+});
+
+test("without the kernel's count, the drain ends after a turn in which nothing was accepted", async () => {
+  const seen = [0, 2, 2];
+  let reads = 0;
+  await acceptQueued(() => seen[Math.min(reads++, seen.length - 1)]);
+  assert.equal(reads, 4); // 0 then 2 (grew: another turn), 2 then 2 (none: done)
 });
 
 // --- SPEC §1: the command line ---------------------------------------------------------------
