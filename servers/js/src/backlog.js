@@ -1,8 +1,8 @@
 // The kernel's own count of the connections queued on this process's listening socket
 // (handshakes completed, not yet accepted), for a drain that must take them before it
 // closes the listener (SPEC §7.6) on a runtime with no accept call that says the queue is
-// empty (Bun). Linux only: where /proc cannot be read, `open` returns null and the caller
-// keeps its own rule.
+// empty (Bun). Linux only: where /proc cannot be read, openQueueReader returns null and the
+// caller keeps its own rule.
 //
 // /proc/net/tcp and tcp6 list the listening sockets first, each with its accept queue as
 // `rx_queue` and its inode; a process tells its own socket from a reusePort sibling's (same

@@ -2,13 +2,16 @@
 completes in the kernel, so what a server does per connection waits for its accept."""
 
 import contextlib
+import signal
 import socket
+import sys
 import threading
 import time
 
 import pytest
 
-from renard_conformance.suite.support import accept_queue, wait_accepted
+from renard_conformance.launcher import ServerProcess
+from renard_conformance.suite.support import accept_queue, exit_within, fds_back_late, wait_accepted
 
 
 @pytest.fixture
@@ -76,3 +79,61 @@ def test_wait_accepted_reports_the_connections_a_server_never_accepts(listener):
         left, waited_s = wait_accepted(port, within_s=0.3)
     assert left == 10
     assert waited_s >= 0.3 and time.monotonic() - began >= 0.3
+
+
+# A stand-in server: opens 3 pipes (6 descriptors), says it listens, keeps them argv[1] seconds
+# (forever when negative), and exits argv[2] seconds after a SIGTERM.
+STAND_IN = """
+import os, signal, sys, time
+hold_s, exit_s = float(sys.argv[1]), float(sys.argv[2])
+signal.signal(signal.SIGTERM, lambda *_: (time.sleep(exit_s), sys.exit(0)))
+pipes = [os.pipe() for _ in range(3)]
+print("listening on http://127.0.0.1:1", file=sys.stderr, flush=True)
+if hold_s >= 0:
+    time.sleep(hold_s)
+    for r, w in pipes:
+        os.close(r), os.close(w)
+time.sleep(60)
+"""
+
+
+@contextlib.contextmanager
+def stand_in(hold_s: float, exit_s: float = 0.0):
+    server = ServerProcess([sys.executable, "-c", STAND_IN, str(hold_s), str(exit_s)])
+    server.start().wait_ready(10)
+    try:
+        yield server
+    finally:
+        server.stop(grace_s=0.1, group=True)
+
+
+def test_descriptors_given_back_late_are_said_to_be_closed_late_not_kept():
+    with stand_in(hold_s=1.5) as server:
+        baseline = server.settled_fd_count(0.5) - 6
+        said = fds_back_late(server, baseline, read_on_s=5.0)
+    assert said.startswith(f"back to {baseline} "), said
+    assert "closed late, not kept" in said and "pipe" in said, said
+
+
+def test_descriptors_never_given_back_are_said_to_be_kept_a_leak():
+    with stand_in(hold_s=-1) as server:
+        baseline = server.settled_fd_count(0.5) - 6
+        said = fds_back_late(server, baseline, read_on_s=0.5)
+    assert said.startswith(f"still {baseline + 6} "), said
+    assert "kept, a leak" in said and " pipe" in said, said
+
+
+def test_an_exit_past_its_deadline_is_said_with_when_it_came():
+    with stand_in(hold_s=-1, exit_s=1.0) as server:
+        signalled_at = time.monotonic()
+        server.signal(signal.SIGTERM)
+        status, late = exit_within(server, signalled_at, 0.2, read_on_s=5.0)
+    assert status is None and late.startswith("exited late, status 0, 1."), late
+
+
+def test_a_server_that_never_exits_is_said_to_be_still_running():
+    with stand_in(hold_s=-1, exit_s=30.0) as server:
+        signalled_at = time.monotonic()
+        server.signal(signal.SIGTERM)
+        status, late = exit_within(server, signalled_at, 0.2, read_on_s=0.3)
+    assert status is None and late.startswith("still running 0.5 s"), late

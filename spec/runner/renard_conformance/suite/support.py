@@ -8,8 +8,11 @@ waits are generous, for a slow, busy 2-core machine.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
+import os
+import re
 import resource
 import select
 import socket
@@ -29,6 +32,10 @@ SETTLE_S = 10.0  # descriptors back to baseline within this after the load ends
 # the C renard took 2.75 to 5.91 s after each round of the small-cap flood (24 rounds): 30 s
 # is five times the slowest.
 ACCEPT_WAIT_S = 30.0
+# After a bound on descriptors or on an exit is missed, how much longer the test reads on, so
+# that its message tells a late close or exit under load from a leak or a drain that never ends
+# (the test fails either way: the bound is the spec's or the suite's).
+LATE_READ_S = 20.0
 ROOT = b"GET / HTTP/1.1\r\nHost: renard.test\r\n\r\n"
 
 
@@ -244,6 +251,42 @@ def settled_rss_kib(server, over_s: float = RSS_SETTLE_S) -> int:
         time.sleep(0.1)
         lowest = min(lowest, server.rss_kib())
     return lowest
+
+
+def exit_within(server, signalled_at: float, within_s: float, read_on_s: float = LATE_READ_S) -> tuple[int | None, str]:
+    """(The exit status, "") when the server exited within `within_s` of the signal; else (None,
+    when it did exit, read on for `read_on_s` more, or that it was still running then)."""
+    status = server.wait(signalled_at + within_s - time.monotonic())
+    if status is not None:
+        return status, ""
+    late = server.wait(read_on_s)
+    after_s = time.monotonic() - signalled_at
+    if late is None:
+        return None, f"still running {after_s:.1f} s after the signal"
+    return None, f"exited late, status {late}, {after_s:.2f} s after the signal"
+
+
+def fds_back_late(server, baseline: int, read_on_s: float = LATE_READ_S) -> str:
+    """What the descriptors over `baseline` became, read on for `read_on_s` (a leak keeps them, a
+    close that was only late gives them back), with the server's descriptors by kind then."""
+    kinds = fd_kinds(server.tree_pids())
+    began = time.monotonic()
+    count = server.wait_fd_count(baseline, read_on_s)
+    waited_s = time.monotonic() - began
+    if count <= baseline:
+        return f"back to {count} {waited_s:.1f} s later (closed late, not kept); the server's then: {kinds}"
+    return f"still {count} {waited_s:.0f} s later: kept, a leak; the server's: {fd_kinds(server.tree_pids())}"
+
+
+def fd_kinds(pids: list[int]) -> str:
+    """The descriptors of pids counted by kind (socket, pipe, anon_inode:[eventpoll], a path)."""
+    kinds = collections.Counter()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    kinds[re.sub(r":\[\d+\]$", "", os.readlink(f"/proc/{pid}/fd/{fd}"))] += 1
+    return ", ".join(f"{count} {kind}" for kind, count in kinds.most_common()) or "none"
 
 
 @dataclasses.dataclass

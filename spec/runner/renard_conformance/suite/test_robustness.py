@@ -39,6 +39,7 @@ from .support import (
     announces_close,
     ask,
     client_that_does_not_read,
+    fds_back_late,
     raise_fd_limit,
     read_response,
     refused_outright,
@@ -71,7 +72,9 @@ def assert_fds_back(server, baseline: int, what: str) -> float:
         "the server stopped accepting"
     )
     count = server.wait_fd_count(baseline, SETTLE_S)
-    assert count <= baseline, f"{count} descriptors {SETTLE_S:g} s after {what}, baseline {baseline}: a leak"
+    assert count <= baseline, (
+        f"{count} descriptors {SETTLE_S:g} s after {what}, baseline {baseline}: {fds_back_late(server, baseline)}"
+    )
     return waited_s
 
 
