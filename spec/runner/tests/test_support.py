@@ -123,17 +123,14 @@ def test_descriptors_never_given_back_are_said_to_be_kept_a_leak():
     assert "kept, a leak" in said and " pipe" in said, said
 
 
-def test_an_exit_past_its_deadline_is_said_with_when_it_came():
-    with stand_in(hold_s=-1, exit_s=1.0) as server:
+@pytest.mark.parametrize(
+    ("exit_s", "read_on_s", "said"),
+    [(1.0, 5.0, "exited late, status 0, 1."), (30.0, 0.3, "still running 0.5 s")],
+    ids=["an-exit-past-its-deadline-is-said-with-when-it-came", "a-server-that-never-exits-is-said-to-be-running"],
+)
+def test_a_missed_exit_deadline_says_what_came_after(exit_s, read_on_s, said):
+    with stand_in(hold_s=-1, exit_s=exit_s) as server:
         signalled_at = time.monotonic()
         server.signal(signal.SIGTERM)
-        status, late = exit_within(server, signalled_at, 0.2, read_on_s=5.0)
-    assert status is None and late.startswith("exited late, status 0, 1."), late
-
-
-def test_a_server_that_never_exits_is_said_to_be_still_running():
-    with stand_in(hold_s=-1, exit_s=30.0) as server:
-        signalled_at = time.monotonic()
-        server.signal(signal.SIGTERM)
-        status, late = exit_within(server, signalled_at, 0.2, read_on_s=0.3)
-    assert status is None and late.startswith("still running 0.5 s"), late
+        status, late = exit_within(server, signalled_at, 0.2, read_on_s=read_on_s)
+    assert status is None and late.startswith(said), late

@@ -268,14 +268,14 @@ def exit_within(server, signalled_at: float, within_s: float, read_on_s: float =
 
 def fds_back_late(server, baseline: int, read_on_s: float = LATE_READ_S) -> str:
     """What the descriptors over `baseline` became, read on for `read_on_s` (a leak keeps them, a
-    close that was only late gives them back), with the server's descriptors by kind then."""
+    close that was only late gives them back), with the server's descriptors by kind at the miss."""
     kinds = fd_kinds(server.tree_pids())
     began = time.monotonic()
     count = server.wait_fd_count(baseline, read_on_s)
     waited_s = time.monotonic() - began
     if count <= baseline:
-        return f"back to {count} {waited_s:.1f} s later (closed late, not kept); the server's then: {kinds}"
-    return f"still {count} {waited_s:.0f} s later: kept, a leak; the server's: {fd_kinds(server.tree_pids())}"
+        return f"back to {count} {waited_s:.1f} s later: closed late, not kept; at the miss: {kinds}"
+    return f"still {count} {waited_s:.1f} s later: kept, a leak; at the miss: {kinds}"
 
 
 def fd_kinds(pids: list[int]) -> str:
