@@ -52,8 +52,14 @@ export function capPerWorker(maxConnections, workers, index) {
   return Math.floor(maxConnections / workers) + (index < maxConnections % workers ? 1 : 0);
 }
 
-/** How long a process waits for its siblings during the shutdown handshake, in ms. */
-export const HANDSHAKE_WAIT = 200;
+/** How long a process waits for its siblings during the shutdown handshake, in ms: only a
+ * hung sibling makes it matter (one that has exited ends the wait at once). A live one is
+ * waited for, however slow the machine: drained before it stops listening, a process tells
+ * its clients to close while they can still reconnect to it. A worker beside the flake
+ * campaign's busy loops took up to 118 ms from the first process's signal to its `stopped`
+ * (41 drains), and once more than the 200 ms this was; the suite asks every listener closed
+ * within 1 s of the signal, a third of this. */
+export const HANDSHAKE_WAIT = 3000;
 
 /**
  * Resolves once `stream` (a ReadableStream of octets) has carried `word`, or has ended,
