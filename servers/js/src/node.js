@@ -118,12 +118,20 @@ function superviseWorkers() {
       }
     });
   }
-  cluster.on("exit", () => {
+  // The drain's handshake: once every worker has stopped listening, each is told to drain.
+  // A worker that has exited is done too: one signalled before it handled the signal (still
+  // starting) dies of it and never says "stopped", and the others would wait HANDSHAKE_WAIT.
+  const done = new Set();
+  const stoppedListening = (worker) => {
+    done.add(worker.id);
+    if (done.size === workers) tellWorkers("drain");
+  };
+  cluster.on("exit", (worker) => {
+    stoppedListening(worker);
     if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(stopping ? 1 : 0);
   });
-  let stopped = 0;
-  cluster.on("message", (_worker, message) => {
-    if (message === "stopped" && ++stopped === workers) tellWorkers("drain");
+  cluster.on("message", (worker, message) => {
+    if (message === "stopped") stoppedListening(worker);
   });
   const tellWorkers = (message) => {
     for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(message);
