@@ -52,13 +52,13 @@ export function capPerWorker(maxConnections, workers, index) {
   return Math.floor(maxConnections / workers) + (index < maxConnections % workers ? 1 : 0);
 }
 
-/** How long a process waits for its siblings during the shutdown handshake, in ms: only a
- * hung sibling makes it matter (one that has exited ends the wait at once). A live one is
- * waited for, however slow the machine: drained before it stops listening, a process tells
- * its clients to close while they can still reconnect to it. A worker beside the flake
- * campaign's busy loops took up to 118 ms from the first process's signal to its `stopped`
- * (41 drains), and once more than the 200 ms this was; the suite asks every listener closed
- * within 1 s of the signal, a third of this. */
+/** How long a process waits for its siblings during the shutdown handshake, in ms. Only a
+ * hung sibling reaches it (one that has exited ends the wait at once); a live one is waited
+ * for however slow the machine, since a process that drains before a sibling stops listening
+ * tells its clients to close while they can still reconnect to that sibling. Measured beside
+ * the flake campaign's busy loops: up to 118 ms from the first process's signal to a worker's
+ * `stopped` in 41 drains, and once over the 200 ms this used to be; the suite asks every
+ * listener closed within 1 s of the signal, a third of this. */
 export const HANDSHAKE_WAIT = 3000;
 
 /**
