@@ -28,6 +28,10 @@ final class Loop implements Runnable {
     /**
      * Longest wait, when the drain begins, for the other loops to close their listeners (ns):
      * a loop the machine does not run for that long does not hold back the others' drain.
+     * Measured beside the flake campaign's busy loops and tests (20 drains, --threads 2, 8
+     * keep-alive clients): the last listener closed at most 9.7 ms after the first (read
+     * every few ms; both at most 149 ms after the signal, the hook's start), a margin of 24
+     * times that.
      */
     static final long LISTENERS_WAIT_NANOS = 250_000_000L;
     /** LISTENERS_WAIT_NANOS, but for tests that need a longer wait to observe it. */
