@@ -102,11 +102,12 @@ end
 
 
 def wrk_probed(url, tmp_path, bound: str) -> tuple[dict, int, int]:
-    """wrk's figures through report.lua and PROBE: (its arena-json, steps taken, product)."""
+    """wrk's figures through report.lua and PROBE: (its arena-json, steps taken, product). 2 s:
+    the late answer, the server's first, is in them however slow the machine is to start."""
     script = wrk_script(mode("keepalive"), tmp_path)
     script.write_text(script.read_text() + PROBE.replace("BOUND", bound))
     got = subprocess.run(
-        ["wrk", "-t1", "-c16", "-d1s", "-s", str(script), url], capture_output=True, text=True, timeout=60
+        ["wrk", "-t1", "-c16", "-d2s", "-s", str(script), url], capture_output=True, text=True, timeout=60
     )
     assert got.returncode == 0, got.stderr
     (probe,) = [x for x in got.stdout.splitlines() if x.startswith("fold-steps ")]
@@ -124,7 +125,7 @@ def test_past_the_fold_bound_the_histogram_is_empty_and_the_percentiles_remain(u
 def test_one_late_answer_keeps_the_histogram_the_fold_takes_few_steps_for(url_one_late, tmp_path):
     """The fold's bound is on the steps it takes, not on #latency × (max - min + 1): one answer
     500 ms late (and wrk's correction, which adds a value every interval down from it) made that
-    product 14 times the steps taken and past the bound, and a loaded machine's keep-alive
+    product 13 to 24 times the steps taken and past the bound, and a loaded machine's keep-alive
     sample lost its distribution so (the arena's test of a running server, once in a flake
     campaign). Here the bound sits between the two."""
     got, taken, product = wrk_probed(url_one_late, tmp_path, "math.sqrt(taken * product)")

@@ -14,7 +14,7 @@ local PERCENTILES = { "50", "75", "90", "99", "99.9", "99.99", "100" }
 -- a second) the fold stops and the histogram is left empty: that sample has no distribution
 -- (distribution.py), its percentiles are still wrk's. The steps counted are those taken, not
 -- #latency × (max - min + 1): one answer a few hundred ms late made that product cross the
--- bound while the fold took several times fewer steps (14 times fewer in the tests). A
+-- bound while the fold took several times fewer steps (13 to 24 times fewer in the tests). A
 -- script may set arena_max_fold_steps to lower it (the tests do).
 local MAX_FOLD_STEPS = 2e9
 
