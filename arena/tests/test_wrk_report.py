@@ -67,13 +67,26 @@ def url_one_late():
     yield from serve(OneLate)
 
 
-def wrk_json(url, script) -> dict:
+def run_wrk(url, script, connections: int = 2, seconds: int = 1) -> list[str]:
+    """wrk's stdout lines, run with `script` (it must succeed)."""
     got = subprocess.run(
-        ["wrk", "-t1", "-c2", "-d1s", "-s", str(script), url], capture_output=True, text=True, timeout=60
+        ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", str(script), url],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert got.returncode == 0, got.stderr
-    (line,) = [x for x in got.stdout.splitlines() if x.startswith("arena-json ")]
-    return json.loads(line.removeprefix("arena-json "))
+    return got.stdout.splitlines()
+
+
+def line_after(lines: list[str], prefix: str) -> str:
+    """What follows `prefix` on the one line that starts with it."""
+    (line,) = [x for x in lines if x.startswith(prefix)]
+    return line.removeprefix(prefix)
+
+
+def wrk_json(url, script) -> dict:
+    return json.loads(line_after(run_wrk(url, script), "arena-json "))
 
 
 def test_the_histogram_holds_every_answer_wrk_timed(url, tmp_path):
@@ -106,14 +119,9 @@ def wrk_probed(url, tmp_path, bound: str) -> tuple[dict, int, int]:
     the late answer, the server's first, is in them however slow the machine is to start."""
     script = wrk_script(mode("keepalive"), tmp_path)
     script.write_text(script.read_text() + PROBE.replace("BOUND", bound))
-    got = subprocess.run(
-        ["wrk", "-t1", "-c16", "-d2s", "-s", str(script), url], capture_output=True, text=True, timeout=60
-    )
-    assert got.returncode == 0, got.stderr
-    (probe,) = [x for x in got.stdout.splitlines() if x.startswith("fold-steps ")]
-    (line,) = [x for x in got.stdout.splitlines() if x.startswith("arena-json ")]
-    taken, product = (int(n) for n in probe.split()[1:])
-    return json.loads(line.removeprefix("arena-json ")), taken, product
+    lines = run_wrk(url, script, connections=16, seconds=2)
+    taken, product = (int(n) for n in line_after(lines, "fold-steps ").split())
+    return json.loads(line_after(lines, "arena-json ")), taken, product
 
 
 def test_past_the_fold_bound_the_histogram_is_empty_and_the_percentiles_remain(url_one_late, tmp_path):
